@@ -1,0 +1,1 @@
+"""Baseline policies (planners and trained agents), installed as ``mase.baselines``."""

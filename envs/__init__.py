@@ -1,0 +1,1 @@
+"""MASE's tasks, one sub-package each, installed as ``mase.envs``."""

@@ -1,0 +1,391 @@
+"""The search-and-rescue task as a PettingZoo AEC environment."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Literal
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+
+from mase.envs.search_rescue import render as board
+from mase.envs.search_rescue import text as words
+from mase.envs.search_rescue import world
+from mase.envs.search_rescue.vector import ObservationCodec, StateCodec
+from mase.spaces import observation_space
+from mase.task import ActionParse, TaskEnv
+
+_RESULT_KINDS = frozenset(("move", "inspect", "cut", "explode", "invalid"))
+
+
+class SearchRescueEnv(TaskEnv):
+    """Bomb defusal in a small building: search, share what you learn, cut in the right order.
+
+    Description:
+        The search-and-rescue mission of Li et al. (2023), "Theory of Mind for Multi-Agent
+        Collaboration via Large Language Models". Three agents (Alpha, Bravo, Charlie) start
+        together in a random room of a five-room building (rooms 0, 3, 5, 6, 8; doors 0-3, 0-5,
+        0-6, 0-8, 3-8, 5-6, 6-8). Five bombs lie one to a room: two with one phase, two with
+        two, one with three. Each phase has a colour; a bomb is defused by applying cutters of
+        its colours in order. Alpha holds red and green cutters, Bravo green and blue, Charlie
+        blue and red, so every colour is held by two agents and most bombs need teamwork.
+        Agents only see their own room, so what they learn has to be shared by message (see
+        :class:`mase.wrappers.MessageChannel`; without it, the team cannot talk).
+
+        Every step emits :class:`mase.events.Event` records with their audience; the text and
+        vector observations are rendered from the events the agent witnessed since its last
+        turn plus what it can see now, so both views state the same facts.
+
+    Agents:
+        ``alpha``, ``bravo``, ``charlie`` (procedural instances: ``delta``, ``echo``, ...),
+        acting in that order; a round is one action each.
+
+    Action Space:
+        ``Discrete(1 + n_rooms + n_colours)`` (9 on the paper layout):
+
+        ===========================  ==============================================
+        action                       meaning
+        ===========================  ==============================================
+        0                            inspect the bomb in the current room
+        1 .. n_rooms                 go to room ``rooms[i - 1]`` (must share a door)
+        n_rooms + 1 .. + n_colours   apply the cutter of ``colours[j]`` to the bomb here
+        ===========================  ==============================================
+
+        ``action_mask`` marks what the agent may try: doors out of its room, inspect and its
+        own cutters when a live bomb is here. It never reveals a bomb's hidden sequence, so a
+        wrong colour is not masked. Any other action (masked, out of range, unreadable text)
+        wastes the turn and the agent is told why in its next observation.
+
+    Observation Space:
+        A Dict, keys by ``obs_mode``:
+
+        ==============  =====================================================================
+        key             content
+        ==============  =====================================================================
+        observation     float32 vector in [0, 1] (layout in ``search_rescue.vector``): round,
+                        score, own cutters, rooms of the agents it sees, the bomb here, each
+                        bomb's known room/status/phases/remaining sequence, own last result
+        text            the same facts in sentences, the legal actions in words, and the
+                        teammates' messages
+        action_mask     int8 0/1, one per action
+        ==============  =====================================================================
+
+        ``state()`` is the full global state (every position, every sequence, progress, round,
+        score, turn) for centralized critics and planners.
+
+    Rewards:
+        The team shares one reward: 10 per phase cut (``credit="phase"``), or a bomb's whole
+        value when its last phase is cut (``credit="bomb"``). The maximum is 90. With
+        ``shaping=True``, +1 for a correct cut and -1 for an explosion (the paper's MAPPO).
+
+    Termination:
+        Episodes end between rounds, so every agent acts once in every round. Terminated at
+        the end of the round in which the last bomb was defused (its round is the episode's
+        ``rounds``). Truncated after ``max_cycles`` rounds (30),
+        or on deadlock: ``deadlock_rounds`` consecutive rounds (3) in which every agent
+        repeats the same action and message as in the round before and the world does not
+        change. ``info["metrics"]`` holds score, rounds, valid-action rate and how it ended.
+
+    Arguments:
+        >>> import mase
+        >>> env = mase.make("mase/SearchRescue-v0", obs_mode="text")
+        >>> env.reset(seed=0)
+        >>> env.agent_selection
+        'alpha'
+        >>> print(env.rules_text("alpha").splitlines()[1])
+        Rooms: 0, 3, 5, 6, 8. Doors (you can move only through a door): 0-3, 0-5, 0-6, 0-8, 3-8, 5-6, 6-8.
+
+        ``layout``: ``"paper"`` (the fixed graph above, as the released code) or ``"random"``
+        (a random connected graph on the same rooms each episode, as the paper describes).
+        ``n_rooms``, ``n_bombs``, ``n_agents``, ``n_colours``: any of them set makes a
+        procedural instance (rooms 0..n-1, a fresh random graph each episode; unset sizes
+        keep the paper's 5/5/3/3). ``max_cycles`` (30): round limit. ``wrong_cutter``:
+        ``"reject"`` (default; the released code, which reproduces the paper's tables) or
+        ``"explode"``. ``credit``: ``"phase"`` (default; the better learning signal, the
+        final score is the same) or ``"bomb"``. ``shaping`` (False). ``see_teammates``
+        (True, as the paper says; the released code hid them). ``witness`` (True): agents in
+        the same room see each other's actions and results, the paper's annotation
+        criterion. ``deadlock_rounds`` (3; 0 turns the rule off). ``obs_mode``
+        (``"both"``), ``render_mode`` (``None``, ``"ansi"`` or ``"human"``, which prints).
+
+    Version History:
+        * v0: first release.
+    """
+
+    metadata = {
+        "name": "search_rescue_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": True,
+    }
+    scripted_policy = "mase.envs.search_rescue.scripted:ScriptedRescuer"
+
+    def __init__(
+        self,
+        layout: Literal["paper", "random"] = "paper",
+        n_rooms: int | None = None,
+        n_bombs: int | None = None,
+        n_agents: int | None = None,
+        n_colours: int | None = None,
+        max_cycles: int = 30,
+        wrong_cutter: world.WrongCutter = "reject",
+        credit: world.Credit = "phase",
+        shaping: bool = False,
+        see_teammates: bool = True,
+        witness: bool = True,
+        deadlock_rounds: int = 3,
+        obs_mode: str = "both",
+        render_mode: str | None = None,
+    ):
+        super().__init__(obs_mode, render_mode)
+        # constants
+        if layout not in ("paper", "random"):
+            raise ValueError(f"layout must be 'paper' or 'random', got {layout!r}")
+        if wrong_cutter not in ("reject", "explode"):
+            raise ValueError(f"wrong_cutter must be 'reject' or 'explode', got {wrong_cutter!r}")
+        if credit not in ("phase", "bomb"):
+            raise ValueError(f"credit must be 'phase' or 'bomb', got {credit!r}")
+        if max_cycles < 1:
+            raise ValueError(f"max_cycles must be at least 1, got {max_cycles}")
+        if deadlock_rounds < 0:
+            raise ValueError(f"deadlock_rounds must be 0 (off) or more, got {deadlock_rounds}")
+        sizes = (n_rooms, n_bombs, n_agents, n_colours)
+        self.procedural = any(s is not None for s in sizes)
+        self.sizes = (
+            n_rooms or len(world.PAPER_ROOMS),
+            n_bombs or len(world.PAPER_PHASES),
+            n_agents or len(world.PAPER_AGENTS),
+            n_colours or len(world.PAPER_COLOURS),
+        )
+        self.layout_kind = layout
+        self.max_cycles = max_cycles
+        self.rules = world.Rules(wrong_cutter, credit, shaping, witness)
+        self.see_teammates = see_teammates
+        self.deadlock_rounds = deadlock_rounds
+        self.np_random, _ = seeding.np_random(None)
+        self.layout = self._draw_layout(self.np_random)
+        self.possible_agents = list(self.layout.agents)
+
+        # spaces
+        self.codec = ObservationCodec(self.layout, max_cycles)
+        self.state_codec = StateCodec(self.layout, max_cycles)
+        n_actions = len(self.layout.actions)
+        self._observation_spaces = {
+            a: observation_space(obs_mode, self.codec.size, n_actions) for a in self.possible_agents
+        }
+        self._action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
+        self.state_space = spaces.Box(0.0, 1.0, shape=(self.state_codec.size,), dtype=np.float32)
+
+        # episode state (filled by reset)
+        self.world: world.State | None = None
+        self.agents = []
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        """The Dict observation space of ``agent`` (the same object on every call)."""
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        """The Discrete action space of ``agent`` (the same object on every call)."""
+        return self._action_spaces[agent]
+
+    def _draw_layout(self, rng: np.random.Generator) -> world.Layout:
+        if self.procedural:
+            return world.procedural_layout(*self.sizes, rng)
+        return world.paper_layout(rng, randomize_edges=self.layout_kind == "random")
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new episode: new placement, sequences and start room (and graph if random)."""
+        if seed is not None:
+            self.np_random, _ = seeding.np_random(seed)
+        if self.procedural or self.layout_kind == "random":
+            self.layout = self._draw_layout(self.np_random)
+        self.world = world.new_state(self.layout, self.np_random)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
+        self._reset_events()
+        self._last_result: dict[str, str | None] = {a: None for a in self.agents}
+        self._round_start_key = self.world.key()
+        self._round_outputs: list[tuple] = []
+        self._previous_outputs: tuple | None = None
+        self._stale_rounds = 0
+        self._turns = 0
+        self._invalid = 0
+        self._ended_by = ""
+
+    def step(self, action: Any) -> None:
+        """Act for ``agent_selection``: an action index, or text parsed by ``parse_action``."""
+        if self.world is None:
+            raise RuntimeError("call reset() before step()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if not self.agents:
+            raise RuntimeError("the episode is over; call reset() to start a new one")
+        self._begin_turn(agent)
+        self._cumulative_rewards[agent] = 0.0
+
+        events, reward, index = self._resolve(agent, action)
+        for event in events:
+            self.emit(event)
+        self._turns += 1
+        self._invalid += events[0].kind == "invalid"
+        self._last_result[agent] = words.result_code(events[0])
+        self._round_outputs.append((agent, index, self._turn_messages.pop(agent, "")))
+
+        # episodes end only between rounds, so every agent acts once per round (the
+        # parallel view relies on it)
+        if agent == self.agents[-1]:
+            self._end_round()
+            if self.world.done:
+                self._finish("defused", truncated=False)
+            elif self.world.round >= self.max_cycles:
+                self._finish("round_limit", truncated=True)
+            elif self.deadlock_rounds and self._stale_rounds >= self.deadlock_rounds:
+                self._finish("deadlock", truncated=True)
+            else:
+                self.world.round += 1
+
+        for a in self.agents:
+            self.rewards[a] = reward
+        self.agent_selection = self.agents[(self.agents.index(agent) + 1) % len(self.agents)]
+        self._accumulate_rewards()
+
+    def _resolve(self, agent: str, action: Any) -> tuple[list, float, int | None]:
+        """Turn whatever the policy gave into events; unusable input is an invalid action."""
+        if isinstance(action, str):
+            parsed = self.parse_action(agent, action)
+            if parsed.action is None:
+                event = world.invalid_event(self.world, agent, "unparseable", parsed.reason)
+                return [event], 0.0, None
+            action = parsed.action
+        elif isinstance(action, dict):
+            raise TypeError(
+                "SearchRescueEnv.step takes an action index or text; to send messages wrap "
+                "the env with mase.wrappers.MessageChannel"
+            )
+        try:
+            index = int(action)
+        except (TypeError, ValueError):
+            detail = f"{type(action).__name__} {action!r} is not an action index or text"
+            return [world.invalid_event(self.world, agent, "unparseable", detail)], 0.0, None
+        events, reward = world.step(self.world, agent, index, self.rules)
+        return events, reward, index
+
+    def _end_round(self) -> None:
+        """Close the round: count it as stale if everyone repeated themselves to no effect."""
+        key = self.world.key()
+        outputs = tuple(self._round_outputs)
+        if key == self._round_start_key:
+            self._stale_rounds = self._stale_rounds + 1 if outputs == self._previous_outputs else 1
+        else:
+            self._stale_rounds = 0
+        self._previous_outputs = outputs
+        self._round_outputs = []
+        self._round_start_key = key
+
+    def _finish(self, ended_by: str, truncated: bool) -> None:
+        self._ended_by = ended_by
+        flags = self.truncations if truncated else self.terminations
+        metrics = self.metrics()
+        for a in self.agents:
+            flags[a] = True
+            self.infos[a]["metrics"] = metrics
+
+    def metrics(self) -> dict[str, Any]:
+        """Episode measures: score, rounds, valid-action rate, bombs defused, how it ended."""
+        w = self.world
+        return {
+            "score": w.score,
+            "max_score": self.layout.max_score,
+            "rounds": w.round,
+            "valid_action_rate": 1.0 - self._invalid / self._turns if self._turns else 1.0,
+            "invalid_actions": self._invalid,
+            "turns": self._turns,
+            "bombs_defused": sum(b.defused for b in w.bombs),
+            "bombs_exploded": sum(b.exploded for b in w.bombs),
+            "ended_by": self._ended_by,
+        }
+
+    @property
+    def round(self) -> int:
+        """The current round (1-based)."""
+        return self.world.round if self.world else 0
+
+    # -- observations -------------------------------------------------------------------------
+
+    def observation_facts(self, agent: str) -> tuple[dict, str | None]:
+        """What ``agent`` observes now, as facts, and the result code of its last action.
+
+        The facts of the events it witnessed since its last turn (oldest first), then what it
+        sees now; later values win. Messages are not included: they are claims, not
+        observations.
+        """
+        facts: dict = {}
+        for event in self._inbox[agent]:
+            if event.kind != "message":
+                facts.update(event.facts)
+        facts.update(world.view_facts(self.world, agent, self.see_teammates))
+        return facts, self._last_result[agent]
+
+    def _vector(self, agent: str) -> np.ndarray:
+        facts, result = self.observation_facts(agent)
+        return self.codec.encode(facts, result)
+
+    def _text(self, agent: str) -> str:
+        view = world.view_facts(self.world, agent, self.see_teammates)
+        return words.observation_text(
+            self.layout, self.world, agent, self._inbox[agent], view, self.max_cycles
+        )
+
+    def _mask(self, agent: str) -> np.ndarray:
+        if self.terminations.get(agent) or self.truncations.get(agent):
+            return np.zeros(len(self.layout.actions), dtype=np.int8)
+        return world.legal_mask(self.world, agent)
+
+    def state(self) -> np.ndarray:
+        """The global state vector (see :class:`~mase.envs.search_rescue.vector.StateCodec`)."""
+        if self.world is None:
+            raise RuntimeError("call reset() before state()")
+        turn = self.agent_selection if self.agents else None
+        return self.state_codec.encode(self.world, turn)
+
+    def render(self) -> str | None:
+        """A text picture of rooms, doors, agents and bombs: returned (``"ansi"``) or printed
+        (``"human"``)."""
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        if self.world is None:
+            raise RuntimeError("call reset() before render()")
+        picture = board.ansi(self.world, self.max_cycles, self.agent_selection if self.agents else None)
+        if self.render_mode == "human":
+            print(picture)
+            return None
+        return picture
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # -- language interface -------------------------------------------------------------------
+
+    def rules_text(self, agent: str) -> str:
+        """The mission rules as told to ``agent`` (the map, the tools, the reply format)."""
+        return words.rules_text(self.layout, agent, self.max_cycles, self.see_teammates)
+
+    def legal_actions_text(self, agent: str) -> list[str]:
+        """The agent's legal actions now, in words."""
+        return words.legal_actions_text(self.layout, self.world, agent)
+
+    def parse_action(self, agent: str, text: str) -> ActionParse:
+        """Read a reply into a legal action, or say why it is not one."""
+        return words.parse_action(self.layout, self.world, agent, text)
+
+    def parse_facts(self, text: str) -> dict:
+        """The facts stated in ``text`` (observation sentences or a message)."""
+        return words.parse_facts(text)

@@ -1,0 +1,421 @@
+"""Search and rescue in words: observations, rules, legal actions, and the two parsers.
+
+Every fact is written with one sentence template (:data:`FACT_TEMPLATES`) and read back by
+the regular expression made from it, so an observation, a scripted teammate's message and a
+language model's reply that uses the same sentences all parse to the same fact keys as the
+vector view. ``parse_action`` reads replies in the paper's "Action selection: ... Message to
+Team: ..." format and in free phrasings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from mase.events import Event
+from mase.task import ActionParse
+from mase.envs.search_rescue.world import Layout, State, invalid_event, invalid_reason
+
+# -- facts as sentences ------------------------------------------------------------------------
+
+#: One sentence template per fact kind (fact key = (kind, subject)).
+FACT_TEMPLATES = {
+    "round": "Round {value} of {max_rounds}.",
+    "score": "Team score: {value}.",
+    "cutters": "{subject} holds cutters: {value}.",
+    "agent_room": "{subject} is in room {value}.",
+    "room_bomb": "Room {subject} has bomb {value}.",
+    "bomb_room": "Bomb {subject} is in room {value}.",
+    "bomb_status": "Bomb {subject} is {value}.",
+    "bomb_phases": "Bomb {subject} has {value} phases.",
+    "bomb_remaining": "Bomb {subject} remaining sequence: {value}.",
+}
+
+_WORD = r"[A-Za-z]+"
+_COLOURS = r"(?:none|[a-z]+(?:, [a-z]+)*)"
+_FACT_PATTERNS = {
+    "round": re.compile(r"\bRound (\d+) of \d+\."),
+    "score": re.compile(r"\bTeam score: (\d+)\b"),
+    "cutters": re.compile(rf"\b({_WORD}) holds cutters: ({_COLOURS})\.", re.I),
+    "agent_room": re.compile(rf"\b({_WORD}) is in room (\d+)\.", re.I),
+    "room_bomb": re.compile(r"\bRoom (\d+) has (?:bomb (\d+)|(no) bomb)\.", re.I),
+    "bomb_room": re.compile(r"\bBomb (\d+) is in room (\d+)\.", re.I),
+    "bomb_status": re.compile(r"\bBomb (\d+) is (active|defused|exploded)\.", re.I),
+    "bomb_phases": re.compile(r"\bBomb (\d+) has (\d+) phases?\.", re.I),
+    "bomb_remaining": re.compile(rf"\bBomb (\d+) remaining sequence: ({_COLOURS})\.", re.I),
+}
+
+
+def colours_text(colours: Iterable[str]) -> str:
+    """``("red", "green")`` -> ``"red, green"``; empty -> ``"none"``."""
+    return ", ".join(colours) or "none"
+
+
+def _colours_value(text: str) -> tuple[str, ...]:
+    text = text.lower()
+    return () if text == "none" else tuple(text.split(", "))
+
+
+def fact_sentence(key: tuple, value: object, max_rounds: int = 0) -> str:
+    """Write one fact ``(key, value)`` as its template sentence."""
+    kind = key[0]
+    subject = key[1] if len(key) > 1 else None
+    if kind == "room_bomb" and not value:
+        return f"Room {subject} has no bomb."
+    if isinstance(subject, str):
+        subject = subject.capitalize()
+    if kind in ("cutters", "bomb_remaining"):
+        value = colours_text(value)  # type: ignore[arg-type]
+    if kind == "bomb_phases" and value == 1:
+        return f"Bomb {subject} has 1 phase."
+    return FACT_TEMPLATES[kind].format(subject=subject, value=value, max_rounds=max_rounds)
+
+
+def facts_text(facts: Mapping[tuple, object], max_rounds: int = 0) -> str:
+    """Write several facts as sentences separated by spaces."""
+    return " ".join(fact_sentence(k, v, max_rounds) for k, v in facts.items())
+
+
+def parse_facts(text: str) -> dict[tuple, object]:
+    """Read every fact sentence in ``text``; later sentences win over earlier ones.
+
+    Sentences that are not fact templates are ignored, so this reads observations, messages
+    and free text alike.
+    """
+    found: list[tuple[int, tuple, object]] = []
+    for kind, pattern in _FACT_PATTERNS.items():
+        for m in pattern.finditer(text):
+            g = m.groups()
+            if kind in ("round", "score"):
+                found.append((m.start(), (kind,), int(g[0])))
+            elif kind == "cutters":
+                found.append((m.start(), (kind, g[0].lower()), _colours_value(g[1])))
+            elif kind == "agent_room":
+                if g[0].lower() in ("bomb", "who", "it", "that", "which", "what"):
+                    continue
+                found.append((m.start(), (kind, g[0].lower()), int(g[1])))
+            elif kind == "room_bomb":
+                room, bomb = int(g[0]), 0 if g[2] else int(g[1])
+                found.append((m.start(), (kind, room), bomb))
+            elif kind == "bomb_remaining":
+                found.append((m.start(), (kind, int(g[0])), _colours_value(g[1])))
+            elif kind == "bomb_status":
+                found.append((m.start(), (kind, int(g[0])), g[1].lower()))
+            else:
+                found.append((m.start(), (kind, int(g[0])), int(g[1])))
+    found.sort(key=lambda item: item[0])
+    return {key: value for _, key, value in found}
+
+
+# -- results of one's own last action -----------------------------------------------------------
+
+#: How an invalid action is explained; each starts with words no other reason starts with.
+REASON_TEMPLATES = {
+    "already_there": "you are already in room {room}.",
+    "not_adjacent": "room {target} is not next to room {room}; its doors lead to rooms "
+    "{doors}{detour}.",
+    "no_bomb": "there is no bomb in room {room}.",
+    "bomb_done": "the bomb in room {room} is already {status}; there is nothing left to do "
+    "here.",
+    "not_owned": "you have no {colour} cutter; {holders} can cut {colour}, so ask for help.",
+    "wrong_colour": "the bomb in room {room} rejected the {colour} cutter: {colour} is not its "
+    "next phase. Inspect it to learn the sequence.",
+    "unparseable": "your reply names no action I can carry out: {detail}",
+    "out_of_range": "action {action} does not exist; actions are numbered 0 to {last}.",
+}
+_REASON_PREFIXES = {
+    code: re.compile(re.escape(t.split("{")[0].strip()) if t[0] != "{" else r"$^")
+    for code, t in REASON_TEMPLATES.items()
+}
+_REASON_PREFIXES["not_adjacent"] = re.compile(r"room \d+ is not next to room")
+_REASON_PREFIXES["out_of_range"] = re.compile(r"action -?\d+ does not exist")
+
+RESULT_CODES = ("moved", "inspected", "cut", "exploded") + tuple(
+    f"invalid:{code}" for code in REASON_TEMPLATES
+)
+_RESULT_OF_KIND = {"move": "moved", "inspect": "inspected", "cut": "cut", "explode": "exploded"}
+
+
+def result_code(event: Event) -> str:
+    """The result code of one's own action event (see :data:`RESULT_CODES`)."""
+    if event.kind == "invalid":
+        return "invalid:" + event.note.split(":", 1)[0]
+    return _RESULT_OF_KIND[event.kind]
+
+
+def explain_invalid(layout: Layout, state: State, event: Event) -> str:
+    """The sentence that tells an agent why its action failed."""
+    code, _, detail = event.note.partition(":")
+    agent = event.actor
+    room = event.facts.get(("agent_room", agent), state.positions[agent])
+    if code == "unparseable":
+        return REASON_TEMPLATES[code].format(detail=detail)
+    action = int(detail)
+    if code == "out_of_range":
+        return REASON_TEMPLATES[code].format(action=action, last=len(layout.actions) - 1)
+    kind, arg = layout.actions[action]
+    if code in ("bomb_done", "wrong_colour"):
+        bomb_id = next(k[1] for k in event.facts if k[0] == "bomb_status")
+        room = event.facts[("bomb_room", bomb_id)]
+        status = event.facts[("bomb_status", bomb_id)]
+        return REASON_TEMPLATES[code].format(room=room, status=status, colour=arg)
+    if code == "not_adjacent":
+        return REASON_TEMPLATES[code].format(
+            target=arg, room=room, doors=_rooms(layout.neighbours[room]),
+            detour=_detour(layout, room, arg),
+        )
+    if code == "not_owned":
+        holders = [a.capitalize() for a in layout.agents if arg in layout.cutters[a]]
+        return REASON_TEMPLATES[code].format(colour=arg, holders=" and ".join(holders) or "nobody")
+    return REASON_TEMPLATES[code].format(room=room if code != "already_there" else arg)
+
+
+def _rooms(rooms: Iterable[int]) -> str:
+    return ", ".join(str(r) for r in sorted(rooms))
+
+
+def _detour(layout: Layout, start: int, goal: int) -> str:
+    """Name the first room of a shortest path from ``start`` to ``goal``."""
+    dist = layout.distances()
+    if goal not in dist[start]:
+        return ""
+    for room in sorted(layout.neighbours[start]):
+        if dist[room].get(goal) == dist[start][goal] - 1:
+            return f"; to reach room {goal}, go through room {room}"
+    return ""
+
+
+# -- observation, rules, legal actions --------------------------------------------------------
+
+
+def own_result_text(layout: Layout, state: State, event: Event) -> str:
+    """The sentence about one's own last action, with the facts it revealed."""
+    if event.kind == "invalid":
+        head = "Your last action failed: " + explain_invalid(layout, state, event)
+    elif event.kind == "move":
+        head = f"Your last action: you moved to room {event.facts[('agent_room', event.actor)]}."
+    elif event.kind == "inspect":
+        head = f"Your last action: you inspected bomb {_bomb_of(event)}."
+    elif event.kind == "cut":
+        head = f"Your last action: you applied the {event.note} cutter to bomb {_bomb_of(event)}."
+    else:
+        head = (
+            f"Your last action: you applied the {event.note} cutter to bomb {_bomb_of(event)} "
+            "and it exploded."
+        )
+    return head + (" " + facts_text(event.facts) if event.facts else "")
+
+
+def seen_text(event: Event) -> str:
+    """A teammate's action that the agent witnessed, with the facts it revealed."""
+    who = event.actor.capitalize() if event.actor else "Someone"
+    if event.kind == "move":
+        head = f"You saw {who} move."
+    elif event.kind == "inspect":
+        head = f"You saw {who} inspect bomb {_bomb_of(event)}."
+    elif event.kind == "cut":
+        head = f"You saw {who} apply the {event.note} cutter to bomb {_bomb_of(event)}."
+    else:
+        head = f"You saw bomb {_bomb_of(event)} explode when {who} applied {event.note}."
+    return head + " " + facts_text(event.facts)
+
+
+def _bomb_of(event: Event) -> int:
+    return next(k[1] for k in event.facts if k[0].startswith("bomb_"))
+
+
+def observation_text(
+    layout: Layout,
+    state: State,
+    agent: str,
+    inbox: list[Event],
+    view: Mapping[tuple, object],
+    max_rounds: int,
+) -> str:
+    """The text observation: what happened since the agent's last turn, then what it sees now.
+
+    Messages from teammates come last, under ``Messages:``, so that the facts they claim are
+    kept apart from what the agent observed itself.
+    """
+    lines = [f"You are {agent.capitalize()}."]
+    happened = []
+    messages = []
+    for event in inbox:
+        if event.kind == "message":
+            if event.actor != agent:
+                messages.append(f'- {event.actor.capitalize()}: "{event.note}"')
+        elif event.actor == agent:
+            happened.append("- " + own_result_text(layout, state, event))
+        else:
+            happened.append("- " + seen_text(event))
+    if happened:
+        lines.append("Since your last turn:")
+        lines.extend(happened)
+    room = state.positions[agent]
+    lines.append("Now:")
+    lines.append(facts_text(view, max_rounds))
+    lines.append(f"Doors from room {room} lead to rooms {_rooms(layout.neighbours[room])}.")
+    lines.append("Your legal actions: " + "; ".join(legal_actions_text(layout, state, agent)) + ".")
+    if messages:
+        lines.append("Messages:")
+        lines.extend(messages)
+    return "\n".join(lines)
+
+
+def split_messages(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """Split an observation into its own part and the teammates' ``(sender, text)`` messages."""
+    head, sep, tail = text.partition("\nMessages:\n")
+    if not sep:
+        return text, []
+    pattern = re.compile(r'^- ([A-Za-z]+): "(.*)"$', re.M | re.S)
+    found = [(m.group(1).lower(), m.group(2)) for m in pattern.finditer(tail)]
+    if not found:  # a message may span lines: fall back to one block per "- Name:" line
+        found = [(s.lower(), t) for s, t in re.findall(r'^- ([A-Za-z]+): "?(.*?)"?$', tail, re.M)]
+    return head, found
+
+
+def action_text(layout: Layout, state: State, action: int) -> str:
+    """An action index in words, e.g. ``"go to room 3"``."""
+    kind, arg = layout.actions[action]
+    if kind == "inspect":
+        return "inspect the bomb here"
+    if kind == "go":
+        return f"go to room {arg}"
+    return f"apply the {arg} cutter"
+
+
+def legal_actions_text(layout: Layout, state: State, agent: str) -> list[str]:
+    """The agent's legal actions in words, in action order."""
+    bomb = state.bomb_in(state.positions[agent])
+    out = []
+    for i, (kind, arg) in enumerate(layout.actions):
+        if invalid_reason(state, agent, i) is not None:
+            continue
+        if kind == "inspect":
+            out.append(f"inspect bomb {bomb.id}")
+        elif kind == "go":
+            out.append(f"go to room {arg}")
+        else:
+            out.append(f"apply {arg} cutter to bomb {bomb.id}")
+    return out
+
+
+RULES_TEMPLATE = """\
+You are {name}, one of {team_size} agents ({team}) on a bomb-defusal mission.
+Rooms: {rooms}. Doors (you can move only through a door): {doors}.
+There are {n_bombs} bombs, at most one per room. Each bomb has a sequence of 1 to {max_phases} \
+coloured phases; apply cutters in exactly that order to defuse it. Inspect a bomb to learn its \
+sequence. Each phase cut earns the team {points} points ({max_score} in all).
+Cutters: {cutters}. You can only use cutters you hold; ask a teammate for the others.
+Agents act in turn ({team}); one round is one action each. The mission ends when every bomb is \
+defused or after {max_rounds} rounds.
+You see your own room, your tools, {teammates_seen}, the result of your own last action, and \
+what happens in your room. You do not see what teammates do elsewhere unless they tell you.
+Each turn choose one action: go to room N, inspect bomb, or apply COLOUR cutter.
+Answer in this format:
+Action selection: <your action>
+Message to Team: <a short message, or nothing>"""
+
+
+def rules_text(layout: Layout, agent: str, max_rounds: int, see_teammates: bool) -> str:
+    """The rules of the mission as told to ``agent``."""
+    cutters = "; ".join(f"{a.capitalize()} holds {colours_text(layout.cutters[a])}" for a in layout.agents)
+    return RULES_TEMPLATE.format(
+        name=agent.capitalize(),
+        team_size=len(layout.agents),
+        team=", ".join(a.capitalize() for a in layout.agents),
+        rooms=_rooms(layout.rooms),
+        doors=", ".join(f"{a}-{b}" for a, b in layout.edges),
+        n_bombs=len(layout.phases),
+        max_phases=max(layout.phases),
+        points=10,
+        max_score=layout.max_score,
+        cutters=cutters,
+        max_rounds=max_rounds,
+        teammates_seen="where every teammate is" if see_teammates else "teammates in your room",
+    )
+
+
+# -- parsing replies into actions -------------------------------------------------------------
+
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+_SELECTION = re.compile(r"action\s*selection\s*[:\-]?", re.I)
+_MESSAGE = re.compile(r"message\s*to\s*(?:the\s*)?team\s*[:\-]?", re.I)
+_GO = re.compile(
+    r"\b(?:go|move|walk|head|travel|proceed|enter|return|run)\w*\b(?:\s+(?:back|over|on))?"
+    r"(?:\s+(?:to|into|towards?))?\s+(?:the\s+)?(?:room\s*)?#?\s*(-?\d+)"
+)
+_INSPECT = re.compile(r"\b(?:inspect|examine|check|look at)\w*\b(?:\s+(?:the\s+)?bomb\s*#?\s*(\d+))?")
+_CUT = re.compile(r"\b(?:apply|applies|applying|use|using|cut|cutting|defuse|defusing|snip)\b")
+_COLOUR_WORD = re.compile(r"\b([a-z]+)\b")
+
+
+def parse_action(layout: Layout, state: State, agent: str, text: str) -> ActionParse:
+    """Read a reply and return the legal action it names, or the reason it names none.
+
+    Accepts the paper's format (``Action selection: ... Message to Team: ...``) and free
+    phrasings ("go to room 3", "move to 3", "inspect the bomb", "use the red cutter", "cut
+    blue"), in any case and with straight or curly quotes. A reply that names several
+    different actions, an unknown room or colour, or an action that is illegal now is
+    refused with a sentence the agent can act on.
+    """
+    text = text.translate(_QUOTES)
+    message = None
+    msg = _MESSAGE.search(text)
+    if msg:
+        message = text[msg.end() :].strip().strip('"').strip("'").strip() or None
+        text = text[: msg.start()]
+    sel = _SELECTION.search(text)
+    if sel:
+        text = text[sel.end() :]
+    lowered = text.lower()
+
+    candidates: dict[int, str] = {}
+    problems = []
+    for m in _GO.finditer(lowered):
+        room = int(m.group(1))
+        if room in layout.rooms:
+            candidates.setdefault(layout.action_index("go", room), m.group(0))
+        else:
+            problems.append(f"room {room} does not exist (rooms: {_rooms(layout.rooms)})")
+    for m in _INSPECT.finditer(lowered):
+        named = m.group(1)
+        here = state.bomb_in(state.positions[agent])
+        if named is not None and (here is None or int(named) != here.id):
+            where = f"the bomb here is bomb {here.id}" if here else "there is no bomb here"
+            problems.append(f"bomb {named} is not in your room ({where})")
+            continue
+        candidates.setdefault(0, m.group(0))
+    if _CUT.search(lowered):
+        words = set(_COLOUR_WORD.findall(lowered))
+        named = [c for c in layout.colours if c in words]
+        unknown = [w for w in words & _ALL_COLOUR_WORDS if w not in layout.colours]
+        for colour in named:
+            candidates.setdefault(layout.action_index("cut", colour), colour)
+        if unknown and not named:
+            problems.append(f"there is no {unknown[0]} cutter in this game")
+        elif not named and not candidates:
+            problems.append("say which colour to apply (e.g. 'apply red cutter')")
+
+    if len(candidates) > 1:
+        named = "; ".join(action_text(layout, state, a) for a in sorted(candidates))
+        return ActionParse(None, f"the reply names several actions ({named}); choose one", message)
+    if not candidates:
+        hint = "; ".join(problems) if problems else "no action found"
+        return ActionParse(
+            None,
+            f"{hint}. Answer like 'Action selection: go to room 3', 'inspect bomb', or "
+            "'apply red cutter'",
+            message,
+        )
+    action = next(iter(candidates))
+    reason = invalid_reason(state, agent, action)
+    if reason is not None:
+        event = invalid_event(state, agent, reason, action)
+        return ActionParse(None, explain_invalid(layout, state, event), message)
+    return ActionParse(action, "", message)
+
+
+_ALL_COLOUR_WORDS = frozenset(
+    ("red", "green", "blue", "yellow", "purple", "orange", "white", "black", "pink", "brown")
+)

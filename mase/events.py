@@ -1,0 +1,64 @@
+"""Events and messages: what happened in a task, and who saw it.
+
+Every step of a MASE task emits :class:`Event` records. An event carries the facts it
+establishes (a mapping from a fact key such as ``("bomb_remaining", 3)`` to its value) and
+its audience (the agents who witnessed it). Observations are rendered from the events an
+agent is in the audience of, and the knowledge tracker reads the same events, so what an
+agent was shown and what it is credited with knowing come from one source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+FactKey = tuple[Hashable, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened during a task.
+
+    Attributes:
+        kind: what happened, in the task's words (``"move"``, ``"inspect"``, ``"cut"``,
+            ``"invalid"``, ``"observe"``, ``"message"``, ...).
+        actor: the agent that caused it, or ``None`` for the world itself.
+        facts: the facts the event establishes, ``{fact key: value}``.
+        audience: the agents who witnessed the event.
+        round: the round in which it happened (1-based).
+        note: a short human-readable detail (for example the reason an action was invalid).
+    """
+
+    kind: str
+    actor: str | None
+    facts: Mapping[FactKey, Any]
+    audience: frozenset[str]
+    round: int
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A text message from one agent to some of its teammates.
+
+    Attributes:
+        sender: the agent that wrote it.
+        recipients: the agents it is delivered to.
+        text: what it says (already cleaned to the shared charset).
+        round: the round in which it was sent.
+    """
+
+    sender: str
+    recipients: tuple[str, ...]
+    text: str
+    round: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of the message."""
+        return {
+            "sender": self.sender,
+            "recipients": list(self.recipients),
+            "text": self.text,
+            "round": self.round,
+        }

@@ -1,0 +1,108 @@
+"""Task registry: ``make``, ``make_parallel``, ``register`` and ``list_envs``.
+
+MASE tasks live in gymnasium's own registry, so ``gymnasium.make(id)`` works for them. The
+registered entry point is the single-agent view (:class:`mase.wrappers.SingleAgentEnv`),
+because ``gymnasium.make`` accepts only ``gymnasium.Env`` objects; the multi-agent
+constructor rides along in the spec's kwargs as ``aec_entry_point`` and :func:`make` builds
+the PettingZoo env from it. One registration therefore serves both views.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium
+from gymnasium.envs.registration import load_env_creator
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils.conversions import aec_to_parallel
+
+SINGLE_AGENT_ENTRY_POINT = "mase.wrappers.single_agent:SingleAgentEnv"
+_AEC_KEY = "aec_entry_point"
+
+
+class UnknownEnvError(gymnasium.error.UnregisteredEnv, KeyError):
+    """Raised for an id that names no registered MASE task."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+def register(id: str, entry_point: str | Callable[..., AECEnv], **defaults: Any) -> None:
+    """Register a task so that ``mase.make(id)`` and ``gymnasium.make(id)`` both build it.
+
+    Args:
+        id: the task id, ``"namespace/Name-vN"`` (MASE's own use ``mase/``).
+        entry_point: the AEC env class or factory, or its ``"module:attribute"`` path.
+        **defaults: keyword arguments passed to the entry point unless overridden in ``make``.
+
+    Example:
+        >>> import mase
+        >>> mase.register("demo/Rescue5-v0", "mase.envs.search_rescue:SearchRescueEnv",
+        ...               obs_mode="vector")
+        >>> "demo/Rescue5-v0" in mase.list_envs()
+        True
+    """
+    if _AEC_KEY in defaults:
+        raise TypeError(f"{_AEC_KEY!r} is reserved; pass the constructor as entry_point")
+    gymnasium.register(
+        id=id,
+        entry_point=SINGLE_AGENT_ENTRY_POINT,
+        kwargs={_AEC_KEY: entry_point, **defaults},
+    )
+
+
+def list_envs() -> list[str]:
+    """Ids of every registered MASE task, sorted."""
+    return sorted(i for i, spec in gymnasium.registry.items() if _AEC_KEY in spec.kwargs)
+
+
+def env_creator(id: str) -> tuple[Callable[..., AECEnv], dict[str, Any]]:
+    """The AEC constructor registered under ``id`` and its default kwargs."""
+    spec = gymnasium.registry.get(id)
+    if spec is None or _AEC_KEY not in spec.kwargs:
+        known = list_envs()
+        close = difflib.get_close_matches(id, known, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise UnknownEnvError(
+            f"unknown MASE task id {id!r}.{hint} Registered tasks: {', '.join(known)}"
+        )
+    defaults = dict(spec.kwargs)
+    return resolve_entry_point(defaults.pop(_AEC_KEY)), defaults
+
+
+def resolve_entry_point(entry_point: str | Callable[..., AECEnv]) -> Callable[..., AECEnv]:
+    """Load a ``"module:attribute"`` entry point, or return a callable unchanged."""
+    return load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
+
+
+def build(creator: Callable[..., AECEnv], kwargs: dict[str, Any], id: str = "") -> AECEnv:
+    """Call ``creator(**kwargs)`` after checking every kwarg is one it accepts."""
+    params = inspect.signature(creator).parameters
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        unknown = sorted(set(kwargs) - set(params))
+        if unknown:
+            valid = ", ".join(sorted(n for n in params if n != "self"))
+            raise TypeError(
+                f"{id or getattr(creator, '__name__', creator)} got unknown argument(s) "
+                f"{', '.join(unknown)}; valid arguments: {valid}"
+            )
+    return creator(**kwargs)
+
+
+def make(id: str, **kwargs: Any) -> AECEnv:
+    """Build the multi-agent (PettingZoo AEC) env registered under ``id``.
+
+    Raises:
+        UnknownEnvError: ``id`` is not registered (the message lists the registered ids).
+        TypeError: a kwarg is not one the task accepts (the message lists the valid ones).
+    """
+    creator, defaults = env_creator(id)
+    return build(creator, {**defaults, **kwargs}, id)
+
+
+def make_parallel(id: str, **kwargs: Any) -> ParallelEnv:
+    """Build the task as a PettingZoo ``ParallelEnv`` (one action per agent per round)."""
+    return aec_to_parallel(make(id, **kwargs))

@@ -1,0 +1,154 @@
+"""The base class of every MASE task: a PettingZoo AEC env with events, messages and views.
+
+A task subclasses :class:`TaskEnv` and supplies the rules; this class supplies what every
+task shares: the ``obs_mode`` Dict observation built from three hooks (``_vector``,
+``_text``, ``_mask``), the event log and per-agent inboxes (what each agent witnessed since
+its last turn), message delivery for :class:`mase.wrappers.MessageChannel`, and the
+language interface that LLM agents and people use (``rules_text``, ``legal_actions_text``,
+``parse_action``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from pettingzoo import AECEnv
+
+from mase.events import Event, Message
+from mase.spaces import check_obs_mode, clean_text
+
+
+class ActionParse(NamedTuple):
+    """What ``parse_action`` made of a text reply.
+
+    Attributes:
+        action: the action index, or ``None`` when the text names no legal action.
+        reason: why ``action`` is ``None`` (empty when it is not).
+        message: the message to teammates found in the text, if any.
+    """
+
+    action: int | None
+    reason: str = ""
+    message: str | None = None
+
+
+class TaskEnv(AECEnv):
+    """Shared machinery of MASE tasks (see the module docstring).
+
+    Subclasses set ``possible_agents``, build spaces, and implement ``reset``, ``step``,
+    ``state``, ``render``, ``_vector``, ``_text``, ``_mask``, ``rules_text`` and
+    ``parse_action``. They call :meth:`_reset_events` in ``reset``, :meth:`_begin_turn` at
+    the start of each live step and :meth:`emit` for everything that happens.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": True}
+    #: ``"module:attribute"`` of the task's scripted policy class (the default teammate).
+    scripted_policy: str | None = None
+
+    def __init__(self, obs_mode: str = "both", render_mode: str | None = None):
+        super().__init__()
+        self.obs_mode = check_obs_mode(obs_mode)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
+            )
+        self.render_mode = render_mode
+        self._want_vector = obs_mode in ("vector", "both")
+        self._want_text = obs_mode in ("text", "both")
+        self.messages_enabled = False
+        self.max_message_length = 0
+        self.event_log: list[Event] = []
+        self._inbox: dict[str, list[Event]] = {}
+        self._turn_messages: dict[str, str] = {}
+
+    # -- observations -------------------------------------------------------------------------
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """The agent's observation: a dict with the keys ``obs_mode`` asks for."""
+        obs: dict[str, Any] = {}
+        if self._want_vector:
+            obs["observation"] = self._vector(agent)
+        if self._want_text:
+            obs["text"] = self.observe_text(agent)
+        obs["action_mask"] = self._mask(agent)
+        return obs
+
+    def observe_text(self, agent: str) -> str:
+        """The text view of the agent's observation, whatever ``obs_mode`` is."""
+        return clean_text(self._text(agent))
+
+    def _vector(self, agent: str) -> np.ndarray:
+        raise NotImplementedError
+
+    def _text(self, agent: str) -> str:
+        raise NotImplementedError
+
+    def _mask(self, agent: str) -> np.ndarray:
+        raise NotImplementedError
+
+    # -- events and messages ------------------------------------------------------------------
+
+    def _reset_events(self) -> None:
+        self.event_log = []
+        self._inbox = {agent: [] for agent in self.possible_agents}
+        self._turn_messages = {}
+
+    def _begin_turn(self, agent: str) -> None:
+        """The agent acts now: what it was shown is consumed and its inbox starts afresh."""
+        self._inbox[agent] = []
+        self.infos[agent].pop("messages", None)
+
+    def emit(self, event: Event) -> None:
+        """Record an event and deliver it to the inbox of every agent in its audience."""
+        self.event_log.append(event)
+        for agent in event.audience:
+            self._inbox[agent].append(event)
+
+    def inbox(self, agent: str) -> list[Event]:
+        """The events the agent witnessed since its last turn (oldest first)."""
+        return self._inbox[agent]
+
+    def post_message(self, sender: str, text: str, recipients: tuple[str, ...]) -> Message:
+        """Deliver a message from ``sender``: recipients see it at their next observation.
+
+        Used by :class:`mase.wrappers.MessageChannel`; a task without that wrapper is the
+        no-communication condition.
+        """
+        if not self.messages_enabled:
+            raise RuntimeError(
+                "this env has no message channel; wrap it with mase.wrappers.MessageChannel"
+            )
+        limit = self.max_message_length or None
+        message = Message(sender, recipients, clean_text(text, limit or 10**9), self.round)
+        audience = frozenset(recipients) | {sender}
+        self.emit(Event("message", sender, {}, audience, self.round, note=message.text))
+        for agent in recipients:
+            if agent in self.infos:
+                self.infos[agent].setdefault("messages", []).append(message.to_dict())
+        self._turn_messages[sender] = message.text
+        return message
+
+    def received_messages(self, agent: str) -> list[Event]:
+        """Message events from teammates in the agent's inbox."""
+        return [e for e in self._inbox[agent] if e.kind == "message" and e.actor != agent]
+
+    @property
+    def round(self) -> int:
+        """The current round (1-based); tasks keep it in their own state."""
+        raise NotImplementedError
+
+    # -- language interface -------------------------------------------------------------------
+
+    def rules_text(self, agent: str) -> str:
+        """The rules of the task as the agent should be told them."""
+        raise NotImplementedError
+
+    def legal_actions_text(self, agent: str) -> list[str]:
+        """The agent's legal actions now, in words, in action-index order."""
+        raise NotImplementedError
+
+    def parse_action(self, agent: str, text: str) -> ActionParse:
+        """Turn a text reply into a legal action, or explain why it is not one."""
+        raise NotImplementedError

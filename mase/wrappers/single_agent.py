@@ -1,0 +1,104 @@
+"""The single-agent gymnasium view of a MASE task: one seat learns, teammates are policies."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import gymnasium
+
+from mase.agents import PolicyProtocol, make_policy
+from mase.registry import build, resolve_entry_point
+from mase.wrappers.message_channel import MessageChannel
+
+TeammateSpec = str | PolicyProtocol | Mapping[str, "str | PolicyProtocol"] | None
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """One seat of a multi-agent task as a ``gymnasium.Env``.
+
+    Built by ``gymnasium.make(id, agent=..., teammates=..., **task_kwargs)``. Each ``step``
+    takes the learner's action, then lets the teammates act until it is the learner's turn
+    again (or the episode ends); the reward is the learner's reward summed over that span.
+
+    Args:
+        aec_entry_point: the task's AEC constructor (set by ``mase.register``).
+        agent: the learner's seat (default: the first agent).
+        teammates: a policy name (``"scripted"``, ``"random"``) or policy object for every
+            other seat, or a dict seat -> name/policy. Default: the task's scripted bots.
+        messages: wrap the task in a :class:`MessageChannel` (default True), so scripted
+            teammates can coordinate.
+        **env_kwargs: passed to the task (``obs_mode``, ``render_mode``, rule options).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(
+        self,
+        aec_entry_point: str | Callable[..., Any],
+        agent: str | None = None,
+        teammates: TeammateSpec = None,
+        messages: bool = True,
+        **env_kwargs: Any,
+    ):
+        self.aec = build(resolve_entry_point(aec_entry_point), env_kwargs)
+        if messages:
+            self.aec = MessageChannel(self.aec)
+        seats = list(self.aec.possible_agents)
+        self.agent = agent if agent is not None else seats[0]
+        if self.agent not in seats:
+            raise ValueError(f"agent must be one of {seats}, got {self.agent!r}")
+        self.teammates = self._teammates(teammates, [s for s in seats if s != self.agent])
+        self.observation_space = self.aec.observation_space(self.agent)
+        self.action_space = self.aec.action_space(self.agent)
+        self.render_mode = env_kwargs.get("render_mode")
+
+    def _teammates(self, spec: TeammateSpec, seats: list[str]) -> dict[str, PolicyProtocol]:
+        if spec is None:
+            spec = "scripted"
+        if not isinstance(spec, Mapping):
+            spec = {seat: spec for seat in seats}
+        unknown = set(spec) - set(seats)
+        if unknown:
+            raise ValueError(f"teammates names unknown seats {sorted(unknown)}; seats: {seats}")
+        team = {}
+        for seat in seats:
+            policy = spec.get(seat, "scripted")
+            team[seat] = make_policy(policy, self.aec) if isinstance(policy, str) else policy
+        return team
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        """Reset the task and the teammates; teammates act until the learner's first turn."""
+        super().reset(seed=seed)
+        self.aec.reset(seed=seed, options=options)
+        for seat, policy in self.teammates.items():
+            policy.reset(seat, self.aec, seed=int(self.np_random.integers(2**31)))
+        obs, _, _, _, info = self._advance()
+        return obs, info
+
+    def step(self, action: Any):
+        """Take the learner's action; teammates act; return the learner's next view."""
+        self.aec.step(action)
+        return self._advance()
+
+    def _advance(self):
+        aec = self.aec
+        while aec.agents:
+            seat = aec.agent_selection
+            obs, reward, terminated, truncated, info = aec.last()
+            if seat == self.agent:
+                return obs, float(reward), terminated, truncated, copy.deepcopy(info)
+            if terminated or truncated:
+                aec.step(None)
+            else:
+                aec.step(self.teammates[seat].act(obs, info))
+        raise RuntimeError("the episode ended without the learner's final observation")
+
+    def render(self):
+        """The task's render (``"ansi"``: a string)."""
+        return self.aec.render()
+
+    def close(self):
+        """Close the task."""
+        self.aec.close()
