@@ -8,7 +8,14 @@
 """
 
 from mase import agents, wrappers
-from mase.registry import UnknownEnvError, list_envs, make, make_parallel, register
+from mase.registry import (
+    UnknownArgumentError,
+    UnknownEnvError,
+    list_envs,
+    make,
+    make_parallel,
+    register,
+)
 from mase.runner import evaluate, run_episode
 
 __version__ = "0.1.0"
@@ -16,6 +23,7 @@ __version__ = "0.1.0"
 register("mase/SearchRescue-v0", "mase.envs.search_rescue.env:SearchRescueEnv")
 
 __all__ = [
+    "UnknownArgumentError",
     "UnknownEnvError",
     "agents",
     "evaluate",

@@ -30,6 +30,10 @@ class UnknownEnvError(gymnasium.error.UnregisteredEnv, KeyError):
         return str(self.args[0])
 
 
+class UnknownArgumentError(TypeError):
+    """Raised for a keyword argument the task does not take (the message lists valid ones)."""
+
+
 def register(id: str, entry_point: str | Callable[..., AECEnv], **defaults: Any) -> None:
     """Register a task so that ``mase.make(id)`` and ``gymnasium.make(id)`` both build it.
 
@@ -85,7 +89,7 @@ def build(creator: Callable[..., AECEnv], kwargs: dict[str, Any], id: str = "") 
         unknown = sorted(set(kwargs) - set(params))
         if unknown:
             valid = ", ".join(sorted(n for n in params if n != "self"))
-            raise TypeError(
+            raise UnknownArgumentError(
                 f"{id or getattr(creator, '__name__', creator)} got unknown argument(s) "
                 f"{', '.join(unknown)}; valid arguments: {valid}"
             )
@@ -97,7 +101,7 @@ def make(id: str, **kwargs: Any) -> AECEnv:
 
     Raises:
         UnknownEnvError: ``id`` is not registered (the message lists the registered ids).
-        TypeError: a kwarg is not one the task accepts (the message lists the valid ones).
+        UnknownArgumentError: a kwarg the task does not take (the message lists valid ones).
     """
     creator, defaults = env_creator(id)
     return build(creator, {**defaults, **kwargs}, id)

@@ -125,8 +125,12 @@ def run_episode(env: Any, team: Team, seed: int | None = None, record_text: bool
         ]
         turns.append(turn)
     messages = [
-        {"sender": e.actor, "recipients": sorted(e.audience - {e.actor}), "text": e.note,
-         "round": e.round}
+        {
+            "sender": e.actor,
+            "recipients": sorted(e.audience - {e.actor}),
+            "text": e.note,
+            "round": e.round,
+        }
         for e in base.event_log
         if e.kind == "message"
     ]
@@ -194,6 +198,7 @@ def evaluate(
     messages: bool = True,
     progress: bool = False,
     record_text: bool = True,
+    label: str | None = None,
 ) -> dict:
     """Play ``episodes`` seeded episodes (seeds ``seed``, ``seed + 1``, ...) and summarize.
 
@@ -212,6 +217,7 @@ def evaluate(
             condition); ``False`` is the no-communication condition.
         progress: show a progress bar.
         record_text: keep each turn's text observation in the records.
+        label: the team's name in tables and ``config.json`` (default: from ``team``).
 
     Returns:
         The summary (also written to ``summary.json``).
@@ -223,16 +229,20 @@ def evaluate(
     seats = list(env.possible_agents)
     if callable(team) and not isinstance(team, Mapping):
         policies = dict(team(env))
-        label = getattr(team, "__name__", "custom")
+        default_label = getattr(team, "__name__", "custom")
     else:
         names = parse_team(team, seats) if isinstance(team, str) else dict(team)
         policies = {s: make_policy(p, env) if isinstance(p, str) else p for s, p in names.items()}
-        label = team if isinstance(team, str) else ",".join(
-            f"{s}={p if isinstance(p, str) else type(p).__name__}" for s, p in names.items()
+        default_label = (
+            team
+            if isinstance(team, str)
+            else ",".join(
+                f"{s}={p if isinstance(p, str) else type(p).__name__}" for s, p in names.items()
+            )
         )
     config = {
         "env_id": env_id,
-        "team": label,
+        "team": label or default_label,
         "env_kwargs": _jsonable(env_kwargs),
         "messages": messages,
         "seed": seed,
@@ -269,7 +279,7 @@ def evaluate(
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=episodes, initial=episodes - len(todo), desc=label, unit="ep")
+        bar = tqdm(total=episodes, initial=episodes - len(todo), desc=config["team"], unit="ep")
     try:
         for i in todo:
             try:

@@ -139,6 +139,9 @@ class TaskEnv(AECEnv):
         """The current round (1-based); tasks keep it in their own state."""
         raise NotImplementedError
 
+    def close(self) -> None:
+        """Release resources; the built-in tasks hold none."""
+
     # -- language interface -------------------------------------------------------------------
 
     def rules_text(self, agent: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import warnings
 from typing import Any, Literal
 
@@ -83,9 +84,11 @@ class SearchRescueEnv(TaskEnv):
         Episodes end between rounds, so every agent acts once in every round. Terminated at
         the end of the round in which the last bomb was defused (its round is the episode's
         ``rounds``). Truncated after ``max_cycles`` rounds (30),
-        or on deadlock: ``deadlock_rounds`` consecutive rounds (3) in which every agent
-        repeats the same action and message as in the round before and the world does not
-        change. ``info["metrics"]`` holds score, rounds, valid-action rate and how it ended.
+        or on deadlock: ``deadlock_rounds`` consecutive rounds (3) with identical joint
+        outputs (each agent's action and message the same in all of them) that leave the
+        world unchanged. ``info["metrics"]`` holds score, rounds, valid-action rate and how
+        it ended (``ended_by``: ``defused``; ``exploded`` when the last live bomb blew up;
+        ``round_limit``; ``deadlock``).
 
     Arguments:
         >>> import mase
@@ -93,8 +96,11 @@ class SearchRescueEnv(TaskEnv):
         >>> env.reset(seed=0)
         >>> env.agent_selection
         'alpha'
-        >>> print(env.rules_text("alpha").splitlines()[1])
-        Rooms: 0, 3, 5, 6, 8. Doors (you can move only through a door): 0-3, 0-5, 0-6, 0-8, 3-8, 5-6, 6-8.
+        >>> env.layout.edges
+        ((0, 3), (0, 5), (0, 6), (0, 8), (3, 8), (5, 6), (6, 8))
+        >>> env.step("go to room 3" if env.world.positions["alpha"] != 3 else "go to room 0")
+        >>> env.agent_selection
+        'bravo'
 
         ``layout``: ``"paper"`` (the fixed graph above, as the released code) or ``"random"``
         (a random connected graph on the same rooms each episode, as the paper describes).
@@ -151,19 +157,22 @@ class SearchRescueEnv(TaskEnv):
             raise ValueError(f"deadlock_rounds must be 0 (off) or more, got {deadlock_rounds}")
         sizes = (n_rooms, n_bombs, n_agents, n_colours)
         self.procedural = any(s is not None for s in sizes)
-        self.sizes = (
-            n_rooms or len(world.PAPER_ROOMS),
-            n_bombs or len(world.PAPER_PHASES),
-            n_agents or len(world.PAPER_AGENTS),
-            n_colours or len(world.PAPER_COLOURS),
+        defaults = (
+            len(world.PAPER_ROOMS),
+            len(world.PAPER_PHASES),
+            len(world.PAPER_AGENTS),
+            len(world.PAPER_COLOURS),
         )
+        # "is None", not "or": a size of 0 is invalid and must reach the checks, not the default
+        self.sizes = tuple(d if s is None else s for s, d in zip(sizes, defaults, strict=True))
         self.layout_kind = layout
         self.max_cycles = max_cycles
         self.rules = world.Rules(wrong_cutter, credit, shaping, witness)
         self.see_teammates = see_teammates
         self.deadlock_rounds = deadlock_rounds
-        self.np_random, _ = seeding.np_random(None)
+        self.np_random, self.np_random_seed = seeding.np_random(None)
         self.layout = self._draw_layout(self.np_random)
+        self._masks: dict[tuple, np.ndarray] = {}  # legal masks, per layout
         self.possible_agents = list(self.layout.agents)
 
         # spaces
@@ -196,9 +205,10 @@ class SearchRescueEnv(TaskEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new episode: new placement, sequences and start room (and graph if random)."""
         if seed is not None:
-            self.np_random, _ = seeding.np_random(seed)
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
         if self.procedural or self.layout_kind == "random":
             self.layout = self._draw_layout(self.np_random)
+            self._masks = {}
         self.world = world.new_state(self.layout, self.np_random)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
@@ -243,7 +253,8 @@ class SearchRescueEnv(TaskEnv):
         if agent == self.agents[-1]:
             self._end_round()
             if self.world.done:
-                self._finish("defused", truncated=False)
+                cleared = all(b.defused for b in self.world.bombs)
+                self._finish("defused" if cleared else "exploded", truncated=False)
             elif self.world.round >= self.max_cycles:
                 self._finish("round_limit", truncated=True)
             elif self.deadlock_rounds and self._stale_rounds >= self.deadlock_rounds:
@@ -270,7 +281,9 @@ class SearchRescueEnv(TaskEnv):
                 "the env with mase.wrappers.MessageChannel"
             )
         try:
-            index = int(action)
+            # operator.index accepts ints and numpy integers but not floats (int(2.7) would
+            # silently become action 2) nor None
+            index = operator.index(action)
         except (TypeError, ValueError):
             detail = f"{type(action).__name__} {action!r} is not an action index or text"
             return [world.invalid_event(self.world, agent, "unparseable", detail)], 0.0, None
@@ -346,7 +359,14 @@ class SearchRescueEnv(TaskEnv):
     def _mask(self, agent: str) -> np.ndarray:
         if self.terminations.get(agent) or self.truncations.get(agent):
             return np.zeros(len(self.layout.actions), dtype=np.int8)
-        return world.legal_mask(self.world, agent)
+        # the mask depends only on the seat, its room and whether a live bomb is there
+        room = self.world.positions[agent]
+        bomb = self.world.bomb_in(room)
+        key = (agent, room, bomb is not None and bomb.live)
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = self._masks[key] = world.legal_mask(self.world, agent)
+        return mask.copy()
 
     def state(self) -> np.ndarray:
         """The global state vector (see :class:`~mase.envs.search_rescue.vector.StateCodec`)."""
@@ -356,21 +376,23 @@ class SearchRescueEnv(TaskEnv):
         return self.state_codec.encode(self.world, turn)
 
     def render(self) -> str | None:
-        """A text picture of rooms, doors, agents and bombs: returned (``"ansi"``) or printed
-        (``"human"``)."""
+        """A text picture of rooms, doors, agents and bombs.
+
+        Returned with ``render_mode="ansi"``, printed with ``"human"``.
+        """
         if self.render_mode is None:
-            warnings.warn("render() called without a render_mode; pass render_mode='ansi'")
+            warnings.warn(
+                "render() called without a render_mode; pass render_mode='ansi'", stacklevel=2
+            )
             return None
         if self.world is None:
             raise RuntimeError("call reset() before render()")
-        picture = board.ansi(self.world, self.max_cycles, self.agent_selection if self.agents else None)
+        turn = self.agent_selection if self.agents else None
+        picture = board.ansi(self.world, self.max_cycles, turn)
         if self.render_mode == "human":
             print(picture)
             return None
         return picture
-
-    def close(self) -> None:
-        """Nothing to release."""
 
     # -- language interface -------------------------------------------------------------------
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from mase.envs.search_rescue.world import Layout, State, invalid_event, invalid_reason
 from mase.events import Event
 from mase.task import ActionParse
-from mase.envs.search_rescue.world import Layout, State, invalid_event, invalid_reason
 
 # -- facts as sentences ------------------------------------------------------------------------
 
@@ -115,21 +115,13 @@ REASON_TEMPLATES = {
     "not_adjacent": "room {target} is not next to room {room}; its doors lead to rooms "
     "{doors}{detour}.",
     "no_bomb": "there is no bomb in room {room}.",
-    "bomb_done": "the bomb in room {room} is already {status}; there is nothing left to do "
-    "here.",
+    "bomb_done": "the bomb in room {room} is already {status}; there is nothing left to do here.",
     "not_owned": "you have no {colour} cutter; {holders} can cut {colour}, so ask for help.",
     "wrong_colour": "the bomb in room {room} rejected the {colour} cutter: {colour} is not its "
     "next phase. Inspect it to learn the sequence.",
     "unparseable": "your reply names no action I can carry out: {detail}",
     "out_of_range": "action {action} does not exist; actions are numbered 0 to {last}.",
 }
-_REASON_PREFIXES = {
-    code: re.compile(re.escape(t.split("{")[0].strip()) if t[0] != "{" else r"$^")
-    for code, t in REASON_TEMPLATES.items()
-}
-_REASON_PREFIXES["not_adjacent"] = re.compile(r"room \d+ is not next to room")
-_REASON_PREFIXES["out_of_range"] = re.compile(r"action -?\d+ does not exist")
-
 RESULT_CODES = ("moved", "inspected", "cut", "exploded") + tuple(
     f"invalid:{code}" for code in REASON_TEMPLATES
 )
@@ -161,7 +153,9 @@ def explain_invalid(layout: Layout, state: State, event: Event) -> str:
         return REASON_TEMPLATES[code].format(room=room, status=status, colour=arg)
     if code == "not_adjacent":
         return REASON_TEMPLATES[code].format(
-            target=arg, room=room, doors=_rooms(layout.neighbours[room]),
+            target=arg,
+            room=room,
+            doors=_rooms(layout.neighbours[room]),
             detour=_detour(layout, room, arg),
         )
     if code == "not_owned":
@@ -267,7 +261,9 @@ def split_messages(text: str) -> tuple[str, list[tuple[str, str]]]:
     head, sep, tail = text.partition("\nMessages:\n")
     if not sep:
         return text, []
-    pattern = re.compile(r'^- ([A-Za-z]+): "(.*)"$', re.M | re.S)
+    # a message may span lines, so it ends at the quote before the next "- Name:" or the end
+    # (a greedy match to the last quote merged every message into the first sender's)
+    pattern = re.compile(r'^- ([A-Za-z]+): "(.*?)"(?=\n- [A-Za-z]+: "|\Z)', re.M | re.S)
     found = [(m.group(1).lower(), m.group(2)) for m in pattern.finditer(tail)]
     if not found:  # a message may span lines: fall back to one block per "- Name:" line
         found = [(s.lower(), t) for s, t in re.findall(r'^- ([A-Za-z]+): "?(.*?)"?$', tail, re.M)]
@@ -319,7 +315,9 @@ Message to Team: <a short message, or nothing>"""
 
 def rules_text(layout: Layout, agent: str, max_rounds: int, see_teammates: bool) -> str:
     """The rules of the mission as told to ``agent``."""
-    cutters = "; ".join(f"{a.capitalize()} holds {colours_text(layout.cutters[a])}" for a in layout.agents)
+    cutters = "; ".join(
+        f"{a.capitalize()} holds {colours_text(layout.cutters[a])}" for a in layout.agents
+    )
     return RULES_TEMPLATE.format(
         name=agent.capitalize(),
         team_size=len(layout.agents),
@@ -345,9 +343,19 @@ _GO = re.compile(
     r"\b(?:go|move|walk|head|travel|proceed|enter|return|run)\w*\b(?:\s+(?:back|over|on))?"
     r"(?:\s+(?:to|into|towards?))?\s+(?:the\s+)?(?:room\s*)?#?\s*(-?\d+)"
 )
-_INSPECT = re.compile(r"\b(?:inspect|examine|check|look at)\w*\b(?:\s+(?:the\s+)?bomb\s*#?\s*(\d+))?")
+_INSPECT = re.compile(
+    r"\b(?:inspect|examine|check|look at)\w*\b(?:\s+(?:the\s+)?bomb\s*#?\s*(\d+))?"
+)
 _CUT = re.compile(r"\b(?:apply|applies|applying|use|using|cut|cutting|defuse|defusing|snip)\b")
 _COLOUR_WORD = re.compile(r"\b([a-z]+)\b")
+
+
+def _unquote(text: str) -> str:
+    """A message as written: the part inside quotes when it is quoted, else the whole."""
+    text = text.strip()
+    if text[:1] in "\"'" and text[0] in text[1:]:
+        return text[1 : text.rindex(text[0])].strip()
+    return text
 
 
 def parse_action(layout: Layout, state: State, agent: str, text: str) -> ActionParse:
@@ -363,7 +371,7 @@ def parse_action(layout: Layout, state: State, agent: str, text: str) -> ActionP
     message = None
     msg = _MESSAGE.search(text)
     if msg:
-        message = text[msg.end() :].strip().strip('"').strip("'").strip() or None
+        message = _unquote(text[msg.end() :]) or None
         text = text[: msg.start()]
     sel = _SELECTION.search(text)
     if sel:

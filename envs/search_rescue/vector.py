@@ -57,6 +57,7 @@ class ObservationCodec:
             "bomb_remaining": B * (1 + P * C),
             "last_result": len(RESULT_CODES),
         }
+        self._entries: dict[tuple, tuple[int, ...]] = {}
         self.offset = {}
         total = 0
         for name, size in sizes.items():
@@ -65,44 +66,50 @@ class ObservationCodec:
         self.size = total
 
     def encode(self, facts: dict, result: str | None) -> np.ndarray:
-        """The vector for a fact dict (as built by the env) and the last-result code."""
-        v = np.zeros(self.size, dtype=np.float32)
-        off, R, P, C = self.offset, self.R, self.P, self.C
-        for key, value in facts.items():
-            kind = key[0]
-            if kind == "round":
-                v[off["round"]] = value / self.max_rounds
-            elif kind == "score":
-                v[off["score"]] = value / self.max_score
-            elif kind == "cutters":
-                for c in value:
-                    v[off["cutters"] + self.colour_index[c]] = 1.0
-            elif kind == "agent_room":
-                v[off["agent_room"] + self.agent_index[key[1]] * R + self.room_index[value]] = 1.0
-            elif kind == "room_bomb":
-                v[off["room_bomb"] : off["room_bomb"] + self.B + 1] = 0.0
-                v[off["room_bomb"] + value] = 1.0
-            elif kind == "bomb_room":
-                base = off["bomb_room"] + (key[1] - 1) * R
-                v[base : base + R] = 0.0
-                v[base + self.room_index[value]] = 1.0
-            elif kind == "bomb_status":
-                base = off["bomb_status"] + (key[1] - 1) * 3
-                v[base : base + 3] = 0.0
-                v[base + STATUSES.index(value)] = 1.0
-            elif kind == "bomb_phases":
-                base = off["bomb_phases"] + (key[1] - 1) * P
-                v[base : base + P] = 0.0
-                v[base + value - 1] = 1.0
-            elif kind == "bomb_remaining":
-                base = off["bomb_remaining"] + (key[1] - 1) * (1 + P * C)
-                v[base : base + 1 + P * C] = 0.0
-                v[base] = 1.0
-                for slot, c in enumerate(value):
-                    v[base + 1 + slot * C + self.colour_index[c]] = 1.0
+        """The vector for a fact dict (as built by the env) and the last-result code.
+
+        Each (fact key, value) pair sets fixed one-hot entries; they are computed once per
+        pair and cached, since a game has few distinct facts. Round and score are the two
+        scalar entries.
+        """
+        cache = self._entries
+        index: list[int] = []
+        for item in facts.items():
+            entries = cache.get(item)
+            if entries is None:
+                entries = cache[item] = self._entries_of(*item)
+            index += entries
         if result is not None:
-            v[off["last_result"] + self.result_index[result]] = 1.0
+            index.append(self.offset["last_result"] + self.result_index[result])
+        v = np.zeros(self.size, dtype=np.float32)
+        v[index] = 1.0
+        v[self.offset["round"]] = facts.get(("round",), 0) / self.max_rounds
+        v[self.offset["score"]] = facts.get(("score",), 0) / self.max_score
         return v
+
+    def _entries_of(self, key: tuple, value) -> tuple[int, ...]:
+        off, R, P, C = self.offset, self.R, self.P, self.C
+        kind = key[0]
+        if kind in ("round", "score"):
+            return ()
+        if kind == "cutters":
+            return tuple(off["cutters"] + self.colour_index[c] for c in value)
+        if kind == "agent_room":
+            return (off["agent_room"] + self.agent_index[key[1]] * R + self.room_index[value],)
+        if kind == "room_bomb":
+            return (off["room_bomb"] + value,)
+        if kind == "bomb_room":
+            return (off["bomb_room"] + (key[1] - 1) * R + self.room_index[value],)
+        if kind == "bomb_status":
+            return (off["bomb_status"] + (key[1] - 1) * 3 + STATUSES.index(value),)
+        if kind == "bomb_phases":
+            return (off["bomb_phases"] + (key[1] - 1) * P + value - 1,)
+        if kind == "bomb_remaining":
+            base = off["bomb_remaining"] + (key[1] - 1) * (1 + P * C)
+            return (base,) + tuple(
+                base + 1 + slot * C + self.colour_index[c] for slot, c in enumerate(value)
+            )
+        raise KeyError(f"no vector encoding for fact {key!r}")
 
     def decode(self, agent: str, v: np.ndarray) -> tuple[dict, str | None]:
         """The facts and last-result code a vector encodes (the inverse of :meth:`encode`)."""
@@ -153,7 +160,10 @@ class StateCodec:
         self.colour_index = {c: i for i, c in enumerate(layout.colours)}
         self.agent_index = {a: i for i, a in enumerate(layout.agents)}
         self.R, self.A, self.C, self.P = (
-            len(layout.rooms), len(layout.agents), len(layout.colours), max(layout.phases)
+            len(layout.rooms),
+            len(layout.agents),
+            len(layout.colours),
+            max(layout.phases),
         )
         self.B = len(layout.phases)
         self.per_bomb = self.R + self.P * self.C + self.P + 1 + 1

@@ -61,7 +61,7 @@ class Layout:
         rooms: room labels, in action order.
         neighbours: for each room, the rooms one door away.
         agents: agent names, in turn order.
-        cutters: for each agent, the colours of the cutters it holds.
+        cutters: for each agent, the colours of the cutters it holds (in colour order).
         colours: the colours in play, in action order.
         phases: number of phases of each bomb (bomb ids are 1, 2, ...).
     """
@@ -153,7 +153,7 @@ class State:
     """
 
     layout: Layout
-    positions: dict[str, int]
+    positions: dict[str, int]  # in turn order
     bombs: list[Bomb]
     round: int = 1
     score: int = 0
@@ -177,7 +177,7 @@ class State:
 
     def agents_in(self, room: int) -> tuple[str, ...]:
         """The agents in ``room``, in turn order."""
-        return tuple(a for a in self.layout.agents if self.positions[a] == room)
+        return tuple(a for a, r in self.positions.items() if r == room)
 
     @property
     def done(self) -> bool:
@@ -222,7 +222,8 @@ def paper_layout(rng: np.random.Generator | None = None, randomize_edges: bool =
         neighbours = random_graph(PAPER_ROOMS, len(PAPER_EDGES), rng)
     else:
         neighbours = _neighbours(PAPER_ROOMS, PAPER_EDGES)
-    return Layout(PAPER_ROOMS, neighbours, PAPER_AGENTS, PAPER_CUTTERS, PAPER_COLOURS, PAPER_PHASES)
+    cutters = {a: tuple(c for c in PAPER_COLOURS if c in held) for a, held in PAPER_CUTTERS.items()}
+    return Layout(PAPER_ROOMS, neighbours, PAPER_AGENTS, cutters, PAPER_COLOURS, PAPER_PHASES)
 
 
 def procedural_layout(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from gymnasium.envs.registration import load_env_creator
@@ -11,7 +12,11 @@ from mase.agents.human import HumanPolicy
 from mase.agents.random import RandomPolicy
 
 #: Policy names the CLI and the single-agent view understand, besides "scripted".
-POLICIES = {"random": RandomPolicy, "human": HumanPolicy}
+POLICIES = {
+    "random": RandomPolicy,
+    "random-unmasked": functools.partial(RandomPolicy, use_mask=False),
+    "human": HumanPolicy,
+}
 
 
 def policy_names() -> list[str]:
@@ -23,7 +28,8 @@ def make_policy(name: str, env: Any) -> PolicyProtocol:
     """Build a policy by name for ``env``.
 
     ``"scripted"`` is the task's own scripted bot (``env.unwrapped.scripted_policy``);
-    ``"random"`` and ``"human"`` work for every task.
+    ``"random"`` (legal actions only), ``"random-unmasked"`` (any action) and ``"human"``
+    work for every task.
 
     Raises:
         ValueError: unknown name (the message lists the known ones).

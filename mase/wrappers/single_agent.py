@@ -26,7 +26,8 @@ class SingleAgentEnv(gymnasium.Env):
         aec_entry_point: the task's AEC constructor (set by ``mase.register``).
         agent: the learner's seat (default: the first agent).
         teammates: a policy name (``"scripted"``, ``"random"``) or policy object for every
-            other seat, or a dict seat -> name/policy. Default: the task's scripted bots.
+            other seat, or a dict seat -> name/policy. Default: the task's scripted bots
+            (random ones for a task without a scripted policy).
         messages: wrap the task in a :class:`MessageChannel` (default True), so scripted
             teammates can coordinate.
         **env_kwargs: passed to the task (``obs_mode``, ``render_mode``, rule options).
@@ -55,8 +56,9 @@ class SingleAgentEnv(gymnasium.Env):
         self.render_mode = env_kwargs.get("render_mode")
 
     def _teammates(self, spec: TeammateSpec, seats: list[str]) -> dict[str, PolicyProtocol]:
+        default = "scripted" if getattr(self.aec.unwrapped, "scripted_policy", None) else "random"
         if spec is None:
-            spec = "scripted"
+            spec = default
         if not isinstance(spec, Mapping):
             spec = {seat: spec for seat in seats}
         unknown = set(spec) - set(seats)
@@ -64,7 +66,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise ValueError(f"teammates names unknown seats {sorted(unknown)}; seats: {seats}")
         team = {}
         for seat in seats:
-            policy = spec.get(seat, "scripted")
+            policy = spec.get(seat, default)
             team[seat] = make_policy(policy, self.aec) if isinstance(policy, str) else policy
         return team
 

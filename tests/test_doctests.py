@@ -1,0 +1,16 @@
+"""The examples in docstrings run (the task docstring is its documentation page)."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["mase", "mase.registry", "mase.envs.search_rescue.env"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0, f"{name} has no docstring examples"
+    assert result.failed == 0
