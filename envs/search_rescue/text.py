@@ -247,13 +247,25 @@ def observation_text(
         lines.extend(happened)
     room = state.positions[agent]
     lines.append("Now:")
-    lines.append(facts_text(view, max_rounds))
+    for kinds in _VIEW_LINES:
+        group = {k: v for k, v in view.items() if k[0] in kinds}
+        if group:
+            lines.append(facts_text(group, max_rounds))
     lines.append(f"Doors from room {room} lead to rooms {_rooms(layout.neighbours[room])}.")
     lines.append("Your legal actions: " + "; ".join(legal_actions_text(layout, state, agent)) + ".")
     if messages:
         lines.append("Messages:")
         lines.extend(messages)
     return "\n".join(lines)
+
+
+#: How the "Now:" part of an observation groups its facts, one line per group.
+_VIEW_LINES = (
+    ("round", "score"),
+    ("cutters",),
+    ("agent_room",),
+    ("room_bomb", "bomb_room", "bomb_status"),
+)
 
 
 def split_messages(text: str) -> tuple[str, list[tuple[str, str]]]:

@@ -32,6 +32,11 @@ class HumanPolicy(Policy):
         super().reset(agent, env, seed)
         if self.show_rules:
             print(env.unwrapped.rules_text(agent), file=self.out)
+            print(
+                "\n(Type one action per line, e.g. 'go to room 3' or 'apply red cutter'; add "
+                "'Message to Team: ...' on the same line to talk.)",
+                file=self.out,
+            )
 
     def act(self, observation: Any, info: dict) -> Any:
         """Print the observation and read a reply until it names a legal action."""
