@@ -48,14 +48,7 @@ class ColourMatchEnv(TaskEnv):
         return self._act[agent]
 
     def reset(self, seed=None, options=None):
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = "first"
-        self._reset_events()
+        self._start_episode()  # AEC bookkeeping and the event log, from TaskEnv
         self._round, self._picks, self._last, self._matches = 1, {}, {}, 0
 
     def step(self, action):

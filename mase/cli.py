@@ -101,6 +101,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_task_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("env", help="task id, e.g. mase/SearchRescue-v0 (see `mase list`)")
+    p.add_argument("--no-messages", action="store_true", help="no message channel")
+    p.add_argument(
+        "--env-arg",
+        action="append",
+        type=_env_arg,
+        metavar="KEY=VALUE",
+        help="task argument, e.g. --env-arg wrong_cutter=explode (repeatable)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``mase`` command."""
     parser = argparse.ArgumentParser(
@@ -112,7 +124,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("list", help="list the registered tasks", description="List the tasks.")
     p.set_defaults(func=cmd_list)
 
-    env_help = "task id, e.g. mase/SearchRescue-v0 (see `mase list`)"
     team_help = (
         f"policies: one name for every seat, or seat=name pairs, e.g. "
         f"'alpha=scripted,bravo=random,charlie=random'; names: {', '.join(policy_names())}"
@@ -122,20 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="evaluate teams over seeded episodes",
         description="Play seeded episodes with each team, write records, print a table.",
     )
-    p.add_argument("env", help=env_help)
+    _add_task_arguments(p)
     p.add_argument("--team", action="append", help=team_help + " (repeat for several teams)")
     p.add_argument("--episodes", type=int, default=10, help="episodes per team (default 10)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first episode (default 0)")
     p.add_argument("--out", help="output directory for config.json, episodes.jsonl, summary.json")
     p.add_argument("--resume", action="store_true", help="continue an interrupted evaluation")
-    p.add_argument("--no-messages", action="store_true", help="no message channel")
-    p.add_argument(
-        "--env-arg",
-        action="append",
-        type=_env_arg,
-        metavar="KEY=VALUE",
-        help="task argument, e.g. --env-arg wrong_cutter=explode (repeatable)",
-    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_eval)
 
@@ -145,18 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play one seat; type actions such as 'go to room 3' or 'apply red cutter', "
         "optionally followed by 'Message to Team: ...'.",
     )
-    p.add_argument("env", help=env_help)
+    _add_task_arguments(p)
     p.add_argument("--seat", help="your seat (default: the first agent)")
     p.add_argument("--team", default="scripted", help="policies for the other seats; " + team_help)
     p.add_argument("--seed", type=int, default=None, help="episode seed (default: random)")
-    p.add_argument("--no-messages", action="store_true", help="no message channel")
-    p.add_argument(
-        "--env-arg",
-        action="append",
-        type=_env_arg,
-        metavar="KEY=VALUE",
-        help="task argument (repeatable)",
-    )
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser(

@@ -38,7 +38,7 @@ class TaskEnv(AECEnv):
 
     Subclasses set ``possible_agents``, build spaces, and implement ``reset``, ``step``,
     ``state``, ``render``, ``_vector``, ``_text``, ``_mask``, ``rules_text`` and
-    ``parse_action``. They call :meth:`_reset_events` in ``reset``, :meth:`_begin_turn` at
+    ``parse_action``. They call :meth:`_start_episode` in ``reset``, :meth:`_begin_turn` at
     the start of each live step and :meth:`emit` for everything that happens.
     """
 
@@ -90,7 +90,19 @@ class TaskEnv(AECEnv):
 
     # -- events and messages ------------------------------------------------------------------
 
-    def _reset_events(self) -> None:
+    def _start_episode(self) -> None:
+        """Start the AEC bookkeeping and the event log afresh; tasks call it from ``reset``.
+
+        Sets ``agents``, rewards, termination and truncation flags, infos, the first agent to
+        act, and empties the event log and inboxes.
+        """
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
         self.event_log = []
         self._inbox = {agent: [] for agent in self.possible_agents}
         self._turn_messages = {}

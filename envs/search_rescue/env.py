@@ -210,14 +210,7 @@ class SearchRescueEnv(TaskEnv):
             self.layout = self._draw_layout(self.np_random)
             self._masks = {}
         self.world = world.new_state(self.layout, self.np_random)
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.agents[0]
-        self._reset_events()
+        self._start_episode()
         self._last_result: dict[str, str | None] = {a: None for a in self.agents}
         self._round_start_key = self.world.key()
         self._round_outputs: list[tuple] = []

@@ -182,40 +182,41 @@ def _detour(layout: Layout, start: int, goal: int) -> str:
 # -- observation, rules, legal actions --------------------------------------------------------
 
 
+#: How an action is told to the one who took it, and to a teammate who saw it.
+_OWN_ACTION = {
+    "move": "you moved to room {room}.",
+    "inspect": "you inspected bomb {bomb}.",
+    "cut": "you applied the {colour} cutter to bomb {bomb}.",
+    "explode": "you applied the {colour} cutter to bomb {bomb} and it exploded.",
+}
+_SEEN_ACTION = {
+    "move": "You saw {who} move.",
+    "inspect": "You saw {who} inspect bomb {bomb}.",
+    "cut": "You saw {who} apply the {colour} cutter to bomb {bomb}.",
+    "explode": "You saw bomb {bomb} explode when {who} applied {colour}.",
+}
+
+
+def _action_fields(event: Event) -> dict:
+    bomb = next((k[1] for k in event.facts if k[0].startswith("bomb_")), None)
+    room = event.facts.get(("agent_room", event.actor))
+    who = event.actor.capitalize() if event.actor else "Someone"
+    return {"bomb": bomb, "room": room, "colour": event.note, "who": who}
+
+
 def own_result_text(layout: Layout, state: State, event: Event) -> str:
     """The sentence about one's own last action, with the facts it revealed."""
     if event.kind == "invalid":
         head = "Your last action failed: " + explain_invalid(layout, state, event)
-    elif event.kind == "move":
-        head = f"Your last action: you moved to room {event.facts[('agent_room', event.actor)]}."
-    elif event.kind == "inspect":
-        head = f"Your last action: you inspected bomb {_bomb_of(event)}."
-    elif event.kind == "cut":
-        head = f"Your last action: you applied the {event.note} cutter to bomb {_bomb_of(event)}."
     else:
-        head = (
-            f"Your last action: you applied the {event.note} cutter to bomb {_bomb_of(event)} "
-            "and it exploded."
-        )
+        head = "Your last action: " + _OWN_ACTION[event.kind].format(**_action_fields(event))
     return head + (" " + facts_text(event.facts) if event.facts else "")
 
 
 def seen_text(event: Event) -> str:
     """A teammate's action that the agent witnessed, with the facts it revealed."""
-    who = event.actor.capitalize() if event.actor else "Someone"
-    if event.kind == "move":
-        head = f"You saw {who} move."
-    elif event.kind == "inspect":
-        head = f"You saw {who} inspect bomb {_bomb_of(event)}."
-    elif event.kind == "cut":
-        head = f"You saw {who} apply the {event.note} cutter to bomb {_bomb_of(event)}."
-    else:
-        head = f"You saw bomb {_bomb_of(event)} explode when {who} applied {event.note}."
+    head = _SEEN_ACTION[event.kind].format(**_action_fields(event))
     return head + " " + facts_text(event.facts)
-
-
-def _bomb_of(event: Event) -> int:
-    return next(k[1] for k in event.facts if k[0].startswith("bomb_"))
 
 
 def observation_text(
