@@ -4,15 +4,26 @@ from __future__ import annotations
 
 import argparse
 import ast
+import dataclasses
+import importlib
+import inspect
+import json
 import re
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
 import mase
 from mase.agents import HumanPolicy, make_policy, policy_names
+from mase.presets import PRESETS, comparison_table, load_preset
 from mase.registry import UnknownArgumentError, UnknownEnvError
-from mase.report import load_summaries, results_table
+from mase.report import (
+    find_training_logs,
+    load_summaries,
+    plot_learning_curves,
+    results_table,
+)
 from mase.runner import evaluate, parse_team, run_episode
 from mase.wrappers import MessageChannel
 
@@ -42,7 +53,11 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    """Evaluate one or more teams and print the results table."""
+    """Evaluate one or more teams (or a preset's teams) and print the results table."""
+    if args.preset:
+        return _eval_preset(args)
+    if not args.env:
+        raise ValueError("name a task (see `mase list`) or a --preset")
     env_kwargs = dict(args.env_arg or [])
     teams = args.team or ["scripted"]
     summaries = []
@@ -72,6 +87,35 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval_preset(args: argparse.Namespace) -> int:
+    preset = load_preset(args.preset)
+    if args.env and args.env != preset.env_id:
+        raise ValueError(f"preset {args.preset} runs {preset.env_id}, not {args.env}")
+    env_kwargs = {**preset.env_kwargs, **dict(args.env_arg or [])}
+    summaries = {}
+    for team in preset.teams:
+        summaries[team.label] = evaluate(
+            preset.env_id,
+            team.spec,
+            episodes=args.episodes,
+            seed=args.seed,
+            out=Path(args.out) / _team_dir(team.label) if args.out else None,
+            resume=args.resume,
+            env_kwargs=env_kwargs,
+            messages=team.messages and not args.no_messages,
+            progress=not args.quiet,
+            label=team.label,
+        )
+    print(
+        f"\n{preset.env_id}: {args.preset} ({args.episodes} episodes per team, seeds "
+        f"{args.seed}...{args.seed + args.episodes - 1})"
+    )
+    print(comparison_table(preset, summaries))
+    if preset.source:
+        print(f"paper: {preset.source}")
+    return 0
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     """A person plays one seat in the terminal; the other seats are played by policies."""
     env = mase.make(args.env, **dict(args.env_arg or []))
@@ -89,20 +133,89 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_report(args: argparse.Namespace) -> int:
-    """Print the results table of evaluation directories."""
-    summaries = load_summaries(args.paths)
-    if not summaries:
-        print(f"no summary.json under {', '.join(args.paths)}", file=sys.stderr)
-        return 1
-    envs = sorted({s.get("env_id", "?") for s in summaries})
-    print(", ".join(envs))
-    print(results_table(summaries))
+#: ``mase train NAME``: the module holding ``Args`` and ``train(args)``.
+TRAINERS = {
+    "mappo": ("mase.baselines.mappo.mappo", "recurrent MAPPO with a centralized critic"),
+    "sb3-ppo": ("mase.baselines.sb3.ppo", "parameter-shared Stable-Baselines3 PPO"),
+}
+
+
+def _field_docs(cls: type) -> dict[str, str]:
+    """The docstring under each field of a dataclass (the CleanRL ``Args`` convention)."""
+    body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body
+    docs = {}
+    for node, after in zip(body, body[1:], strict=False):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            docs[node.target.id] = after.value.value.strip()
+    return docs
+
+
+def add_dataclass_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
+    """One ``--option`` per field of ``cls``, typed by its default, helped by its docstring."""
+    docs = _field_docs(cls)
+    for f in dataclasses.fields(cls):
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        flag = "--" + f.name.replace("_", "-")
+        text = f"{docs.get(f.name, '')} (default: {json.dumps(default)})"
+        if isinstance(default, bool):
+            parser.add_argument(
+                flag, action=argparse.BooleanOptionalAction, default=default, help=text
+            )
+        elif isinstance(default, dict | list):
+            parser.add_argument(flag, type=json.loads, default=default, help=text, metavar="JSON")
+        else:
+            parser.add_argument(flag, type=type(default), default=default, help=text)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train a baseline; its options come from the fields of its ``Args`` dataclass."""
+    module_name, summary = TRAINERS[args.trainer]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise SystemExit(
+            f"mase train {args.trainer} needs the RL extra ({exc.name} is missing): "
+            "pip install 'mase-suite[rl]'"
+        ) from None
+    parser = argparse.ArgumentParser(prog=f"mase train {args.trainer}", description=summary)
+    add_dataclass_arguments(parser, module.Args)
+    settings = module.Args(**vars(parser.parse_args(args.options)))
+    path = module.train(settings)
+    print(f"saved {path}")
     return 0
 
 
-def _add_task_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("env", help="task id, e.g. mase/SearchRescue-v0 (see `mase list`)")
+def cmd_report(args: argparse.Namespace) -> int:
+    """Print the results table of evaluation directories; plot training curves if asked."""
+    summaries = load_summaries(args.paths)
+    logs = find_training_logs(args.paths)
+    if not summaries and not logs:
+        print(f"no summary.json or training log under {', '.join(args.paths)}", file=sys.stderr)
+        return 1
+    if summaries:
+        envs = sorted({s.get("env_id", "?") for s in summaries})
+        print(", ".join(envs))
+        print(results_table(summaries))
+    if args.plot:
+        if not logs:
+            raise ValueError(f"no training log (metrics.csv, progress.csv) under {args.paths}")
+        print(f"learning curves: {plot_learning_curves(logs, args.plot)}")
+    elif logs:
+        print("training logs: " + ", ".join(map(str, logs)) + " (add --plot FILE.png to draw)")
+    return 0
+
+
+def _add_task_arguments(p: argparse.ArgumentParser, optional: bool = False) -> None:
+    p.add_argument(
+        "env",
+        nargs="?" if optional else None,
+        help="task id, e.g. mase/SearchRescue-v0 (see `mase list`)",
+    )
     p.add_argument("--no-messages", action="store_true", help="no message channel")
     p.add_argument(
         "--env-arg",
@@ -133,7 +246,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="evaluate teams over seeded episodes",
         description="Play seeded episodes with each team, write records, print a table.",
     )
-    _add_task_arguments(p)
+    _add_task_arguments(p, optional=True)
+    p.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        help="run a preset's teams and print the paper's numbers beside the measured ones",
+    )
     p.add_argument("--team", action="append", help=team_help + " (repeat for several teams)")
     p.add_argument("--episodes", type=int, default=10, help="episodes per team (default 10)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first episode (default 0)")
@@ -155,11 +273,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser(
+        "train",
+        help="train a baseline (needs the rl extra: pip install 'mase-suite[rl]')",
+        description="Train a baseline. `mase train TRAINER --help` lists its options.",
+    )
+    p.add_argument(
+        "trainer",
+        choices=sorted(TRAINERS),
+        help="; ".join(f"{k}: {v[1]}" for k, v in sorted(TRAINERS.items())),
+    )
+    p.add_argument("options", nargs=argparse.REMAINDER, help="the trainer's options")
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser(
         "report",
         help="print tables from evaluation directories",
-        description="Find summary.json files under the given directories and tabulate them.",
+        description="Tabulate the summary.json files under the given directories; with --plot, "
+        "draw the learning curves of the training logs there.",
     )
-    p.add_argument("paths", nargs="+", help="evaluation output directories")
+    p.add_argument("paths", nargs="+", help="evaluation or training output directories")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the training logs' learning curves")
     p.set_defaults(func=cmd_report)
     return parser
 

@@ -75,6 +75,10 @@ class TaskEnv(AECEnv):
         obs["action_mask"] = self._mask(agent)
         return obs
 
+    def observe_vector(self, agent: str) -> np.ndarray:
+        """The vector view of the agent's observation, whatever ``obs_mode`` is."""
+        return self._vector(agent)
+
     def observe_text(self, agent: str) -> str:
         """The text view of the agent's observation, whatever ``obs_mode`` is."""
         return clean_text(self._text(agent))

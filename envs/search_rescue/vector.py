@@ -169,24 +169,34 @@ class StateCodec:
         self.per_bomb = self.R + self.P * self.C + self.P + 1 + 1
         self.size = self.A * self.R + self.B * self.per_bomb + 2 + self.A
         self.max_rounds, self.max_score = max_rounds, layout.max_score
+        self._entries: dict[tuple, list[int]] = {}  # per-bomb entries, computed once each
 
     def encode(self, state: State, turn: str | None) -> np.ndarray:
         """The state vector; ``turn`` is the agent to act (``None`` once the episode is over)."""
-        v = np.zeros(self.size, dtype=np.float32)
-        R, P, C = self.R, self.P, self.C
-        for a, i in self.agent_index.items():
-            v[i * R + self.room_index[state.positions[a]]] = 1.0
-        base0 = self.A * R
+        cache = self._entries
+        index = [
+            i * self.R + self.room_index[state.positions[a]] for a, i in self.agent_index.items()
+        ]
         for k, bomb in enumerate(state.bombs):
-            base = base0 + k * self.per_bomb
-            v[base + self.room_index[bomb.room]] = 1.0
-            for slot, c in enumerate(bomb.sequence):
-                v[base + R + slot * C + self.colour_index[c]] = 1.0
-            v[base + R + P * C + bomb.cut] = 1.0
-            v[base + R + P * C + P + 1] = float(bomb.exploded)
-        tail = base0 + self.B * self.per_bomb
+            item = (k, bomb.room, bomb.sequence, bomb.cut, bomb.exploded)
+            entries = cache.get(item)
+            if entries is None:
+                entries = cache[item] = self._bomb_entries(*item)
+            index += entries
+        tail = self.A * self.R + self.B * self.per_bomb
+        if turn is not None:
+            index.append(tail + 2 + self.agent_index[turn])
+        v = np.zeros(self.size, dtype=np.float32)
+        v[index] = 1.0
         v[tail] = min(state.round, self.max_rounds) / self.max_rounds
         v[tail + 1] = state.score / self.max_score
-        if turn is not None:
-            v[tail + 2 + self.agent_index[turn]] = 1.0
         return v
+
+    def _bomb_entries(self, k: int, room: int, sequence: tuple, cut: int, exploded: bool) -> list:
+        R, P, C = self.R, self.P, self.C
+        base = self.A * R + k * self.per_bomb
+        index = [base + self.room_index[room], base + R + P * C + cut]
+        index += [base + R + slot * C + self.colour_index[c] for slot, c in enumerate(sequence)]
+        if exploded:
+            index.append(base + R + P * C + P + 1)
+        return index

@@ -1,8 +1,9 @@
-"""Policies: the protocol, random, scripted (per task), and a person at the terminal."""
+"""Policies: the protocol, random, scripted (per task), a person, and the baselines by name."""
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable
+from importlib import resources
 from typing import Any
 
 from gymnasium.envs.registration import load_env_creator
@@ -11,11 +12,41 @@ from mase.agents.base import Policy, PolicyProtocol
 from mase.agents.human import HumanPolicy
 from mase.agents.random import RandomPolicy
 
-#: Policy names the CLI and the single-agent view understand, besides "scripted".
-POLICIES = {
-    "random": RandomPolicy,
-    "random-unmasked": functools.partial(RandomPolicy, use_mask=False),
-    "human": HumanPolicy,
+
+def shipped_checkpoint(name: str) -> str:
+    """Path of a trained model shipped with MASE (``mase/baselines/checkpoints/NAME``)."""
+    path = resources.files("mase.baselines").joinpath("checkpoints", name)
+    if not path.is_file():
+        raise FileNotFoundError(f"no shipped checkpoint {name!r}; train one with `mase train`")
+    return str(path)
+
+
+def _mappo(arg: str | None) -> PolicyProtocol:
+    from mase.baselines.mappo import MAPPOPolicy
+
+    return MAPPOPolicy.load(arg or shipped_checkpoint("mappo_search_rescue.pt"))
+
+
+def _sb3(arg: str | None) -> PolicyProtocol:
+    from mase.baselines.sb3 import SB3Policy
+
+    return SB3Policy.load(arg or shipped_checkpoint("sb3_ppo_search_rescue.zip"))
+
+
+def _cbs(arg: str | None) -> PolicyProtocol:
+    from mase.baselines.cbs import CBSPolicy
+
+    return CBSPolicy()
+
+
+#: Policy names -> factories taking the text after ``name:`` (a checkpoint path, say).
+POLICIES: dict[str, Callable[[str | None], PolicyProtocol]] = {
+    "random": lambda arg: RandomPolicy(),
+    "random-unmasked": lambda arg: RandomPolicy(use_mask=False),
+    "human": lambda arg: HumanPolicy(),
+    "cbs": _cbs,
+    "mappo": _mappo,
+    "sb3-ppo": _sb3,
 }
 
 
@@ -29,19 +60,22 @@ def make_policy(name: str, env: Any) -> PolicyProtocol:
 
     ``"scripted"`` is the task's own scripted bot (``env.unwrapped.scripted_policy``);
     ``"random"`` (legal actions only), ``"random-unmasked"`` (any action) and ``"human"``
-    work for every task.
+    work for every task; ``"cbs"`` is the optimal planner; ``"mappo"`` and ``"sb3-ppo"``
+    load the checkpoints shipped for search and rescue, and ``"mappo:PATH"`` /
+    ``"sb3-ppo:PATH"`` load your own.
 
     Raises:
         ValueError: unknown name (the message lists the known ones).
     """
-    if name == "scripted":
+    kind, _, arg = name.partition(":")
+    if kind == "scripted":
         path = getattr(env.unwrapped, "scripted_policy", None)
         if path is None:
             raise ValueError(f"{type(env.unwrapped).__name__} has no scripted policy")
         return load_env_creator(path)()
-    if name not in POLICIES:
+    if kind not in POLICIES:
         raise ValueError(f"unknown policy {name!r}; choose from {', '.join(policy_names())}")
-    return POLICIES[name]()
+    return POLICIES[kind](arg or None)
 
 
 __all__ = [
@@ -51,4 +85,5 @@ __all__ = [
     "RandomPolicy",
     "make_policy",
     "policy_names",
+    "shipped_checkpoint",
 ]

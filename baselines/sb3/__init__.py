@@ -1,0 +1,5 @@
+"""Stable-Baselines3 PPO with parameter sharing (through SuperSuit) and its policy."""
+
+from mase.baselines.sb3.ppo import Args, SB3Policy, train
+
+__all__ = ["Args", "SB3Policy", "train"]

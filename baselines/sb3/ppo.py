@@ -1,0 +1,151 @@
+"""Parameter-shared PPO from Stable-Baselines3, unchanged, on a MASE task.
+
+Every seat is one slot of an SB3 vectorized env built by SuperSuit from the task's parallel
+view (``pettingzoo_env_to_vec_env_v1`` then ``concat_vec_envs_v1``), so one PPO network
+learns from and plays all seats: parameter sharing with SB3 as it is. SuperSuit is the cleaner
+route here: the single-agent gymnasium view trains one seat beside fixed teammates, which is
+not parameter sharing. The vector view is used (SB3 takes no Text spaces), with the action
+mask as an input feature (plain PPO has no masking: illegal actions are wasted turns that it
+learns to avoid). In the parallel view every agent picks its action from the observation at
+the start of the round; played through the AEC env afterwards, it sees its own turn's view.
+
+Run: ``mase train sb3-ppo --env mase/SearchRescue-v0 --total-timesteps 1000000``
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import mase
+from mase.agents.base import Policy
+
+
+@dataclass
+class Args:
+    """Settings of an SB3 PPO run (each one is a command-line option)."""
+
+    env: str = "mase/SearchRescue-v0"
+    """task id"""
+    env_kwargs: dict = field(default_factory=lambda: {"shaping": True})
+    """task arguments (JSON)"""
+    seed: int = 1
+    """seed of SB3, torch, numpy and the envs"""
+    total_timesteps: int = 500_000
+    """agent turns to train for"""
+    num_envs: int = 8
+    """task copies (each gives one slot per seat)"""
+    n_steps: int = 128
+    """rollout length per slot"""
+    batch_size: int = 768
+    """PPO minibatch size"""
+    n_epochs: int = 5
+    """epochs per rollout"""
+    learning_rate: float = 3e-4
+    """Adam learning rate"""
+    gamma: float = 0.99
+    """discount per round"""
+    ent_coef: float = 0.01
+    """entropy bonus"""
+    threads: int = 1
+    """torch threads"""
+    out: str = "runs/sb3_ppo"
+    """output directory: the model (sb3_ppo.zip), args.json, progress.csv"""
+
+
+def make_vec_env(args: Args):
+    """The SB3 VecEnv: every seat of ``num_envs`` task copies is one slot."""
+    import supersuit as ss
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    parallel = mase.make_parallel(args.env, obs_mode="vector", **args.env_kwargs)
+    venv = ss.pettingzoo_env_to_vec_env_v1(parallel)
+    venv = ss.concat_vec_envs_v1(venv, args.num_envs, num_cpus=0, base_class="stable_baselines3")
+    # SuperSuit's concatenated env has no .seed(): seed its first reset; later resets
+    # continue each task's own seeded generator
+    venv.venv.reset(seed=args.seed)
+    return VecMonitor(venv)  # episode returns and lengths (rounds) in SB3's log
+
+
+def train(args: Args) -> Path:
+    """Train and save ``sb3_ppo.zip`` under ``args.out``; returns its path."""
+    import torch
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.utils import set_random_seed
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "args.json").write_text(json.dumps(asdict(args), indent=2))
+    torch.set_num_threads(args.threads)
+    set_random_seed(args.seed)
+    venv = make_vec_env(args)
+    model = PPO(
+        "MultiInputPolicy",
+        venv,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
+        learning_rate=args.learning_rate,
+        gamma=args.gamma,
+        ent_coef=args.ent_coef,
+        verbose=0,
+    )
+    model.set_logger(configure(str(out), ["csv", "stdout"]))
+    start = time.time()
+    model.learn(total_timesteps=args.total_timesteps)
+    path = out / "sb3_ppo.zip"
+    model.save(path)
+    (out / "train.json").write_text(
+        json.dumps({"timesteps": args.total_timesteps, "wall_s": time.time() - start}, indent=2)
+    )
+    venv.close()
+    return path
+
+
+class SB3Policy(Policy):
+    """A saved SB3 model playing a seat through ``env.step``.
+
+    It samples from the model's action distribution with its own generator, seeded per
+    episode by the runner, so records replay exactly; ``deterministic=True`` takes the most
+    likely action instead, which can repeat itself into the env's deadlock rule.
+    """
+
+    def __init__(self, model: Any, deterministic: bool = False):
+        self.model = model
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(0)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, deterministic: bool = False) -> SB3Policy:
+        """Load a model saved by ``mase train sb3-ppo``."""
+        from stable_baselines3 import PPO
+
+        return cls(PPO.load(path, device="cpu"), deterministic)
+
+    def reset(self, agent: str, env: Any, seed: int | None = None) -> None:
+        """Remember the seat; reseed the sampler when the runner gives a seed."""
+        super().reset(agent, env, seed)
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Any, info: dict) -> int:
+        """The model's action for this turn's vector observation and mask."""
+        import torch
+
+        vector = observation.get("observation")
+        if vector is None:
+            vector = self.env.unwrapped.observe_vector(self.agent)
+        obs = {"observation": np.asarray(vector), "action_mask": observation["action_mask"]}
+        tensor, _ = self.model.policy.obs_to_tensor(obs)
+        with torch.no_grad():
+            probs = self.model.policy.get_distribution(tensor).distribution.probs[0].numpy()
+        if self.deterministic:
+            return int(probs.argmax())
+        return int(self.rng.choice(len(probs), p=probs / probs.sum()))
