@@ -13,10 +13,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e ".[rl,dev]"
 	touch $(STAMP)
 
-## demo: evaluate the built-in teams on search and rescue and print the results table
+## demo: the paper's Table 1 on search and rescue: random, scripted, CBS, MAPPO, SB3 PPO
 demo: $(STAMP)
-	$(BIN)/mase eval mase/SearchRescue-v0 --team random --team scripted \
-		--episodes 20 --seed 0 --out runs/demo --resume
+	$(BIN)/mase eval --preset paper-table1 --episodes 20 --seed 0 --out runs/demo --resume
 
 ## test: the whole test suite (two workers)
 test: $(STAMP)
@@ -31,9 +30,11 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-## bench: throughput benchmark (search and rescue vs PettingZoo rps_v2)
+## bench: every benchmark (each prints its numbers beside a reference)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/throughput.py
+	$(BIN)/python benchmarks/cbs_planning.py
+	$(BIN)/python benchmarks/mappo_training.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info runs

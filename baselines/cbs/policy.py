@@ -16,8 +16,10 @@ class CBSPolicy(Policy):
     (positions, every bomb's sequence and progress) from ``env.unwrapped`` instead of its
     observation, plans for the whole team with :class:`~mase.baselines.cbs.planner.Planner`
     and plays the plan's action for the agent whose turn it is. The same object may sit in
-    several seats (it plays whoever is to act) or each seat may have its own: plans are
-    deterministic, so separate copies agree.
+    several seats (it plays whoever is to act) or each seat may have its own. Separate
+    copies may settle on different plans of equal length, but every action played starts a
+    plan with the fewest rounds from the world as it is, so the team still finishes in the
+    fewest rounds (when the plans are proven optimal; see ``Plan.optimal``).
 
     Before each turn it checks that the world is one its plan passes through (the plan is
     indexed by who acts, every room and every bomb's progress). When it is not — a teammate
@@ -26,8 +28,8 @@ class CBSPolicy(Policy):
     those agents step through a door, which changes nothing.
 
     Args:
-        node_budget: expansions of the exact search before the planner falls back to a
-            greedy plan (see :mod:`mase.baselines.cbs.planner`).
+        node_budget: expansions of the exact search before the planner settles for the best
+            plan it has, not proven optimal (see :mod:`mase.baselines.cbs.planner`).
 
     Attributes:
         plan: the plan being followed (``None`` before the first turn of an episode).

@@ -348,7 +348,7 @@ def train(args: Args) -> Path:
                     [*actor.parameters(), *critic.parameters()], args.max_grad_norm
                 )
                 optimizer.step()
-                approx_kl = float(((ratio - 1) - log_ratio).mean())
+                approx_kl = float(((ratio - 1) - log_ratio).mean().detach())
 
         # -- metrics and checkpoints ---------------------------------------------------------
         recent = (recent + finished)[-200:]
