@@ -80,7 +80,7 @@ class Args:
     threads: int = 1
     """torch threads"""
     out: str = "runs/mappo"
-    """output directory: metrics.csv, args.json, checkpoints"""
+    """output directory: metrics.csv (TensorBoard events too if installed), checkpoints"""
     checkpoint_every: int = 50
     """save a checkpoint every this many updates (and at the end)"""
 
@@ -193,6 +193,15 @@ def save_checkpoint(path: Path, actor: Actor, args: Args, env, step: int, stats:
     )
 
 
+def tensorboard_writer(out: Path):
+    """A TensorBoard writer into ``out`` when TensorBoard is installed, else ``None``."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:  # optional: metrics.csv always has everything
+        return None
+    return SummaryWriter(str(out))
+
+
 def train(args: Args) -> Path:
     """Train, writing metrics and checkpoints under ``args.out``; returns the final checkpoint."""
     out = Path(args.out)
@@ -235,6 +244,7 @@ def train(args: Args) -> Path:
     num_updates = max(1, args.total_timesteps // turns_per_update)
     global_step, t0 = 0, time.time()
     metrics_file = (out / "metrics.csv").open("w", newline="")
+    board = tensorboard_writer(out)
     writer: csv.DictWriter | None = None
     recent: list[tuple[float, float]] = []
     checkpoint = out / "mappo.pt"
@@ -375,6 +385,10 @@ def train(args: Args) -> Path:
             writer = csv.DictWriter(metrics_file, fieldnames=list(row))
             writer.writeheader()
         writer.writerow(row)
+        if board is not None:
+            for name, value in row.items():
+                if "/" in name:
+                    board.add_scalar(name, value, global_step)
         metrics_file.flush()
         stats = {"score": score, "rounds": rounds, "success_rate": success}
         if update % args.checkpoint_every == 0 or update == num_updates:
@@ -385,4 +399,6 @@ def train(args: Args) -> Path:
             flush=True,
         )
     metrics_file.close()
+    if board is not None:
+        board.close()
     return checkpoint
