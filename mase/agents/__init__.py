@@ -36,7 +36,11 @@ def _sb3(arg: str | None) -> PolicyProtocol:
 def _cbs(arg: str | None) -> PolicyProtocol:
     from mase.baselines.cbs import CBSPolicy
 
-    return CBSPolicy()
+    if arg is None:
+        return CBSPolicy()
+    if not arg.isdigit():
+        raise ValueError(f"cbs:N takes a node budget (a whole number), got {arg!r}")
+    return CBSPolicy(node_budget=int(arg))
 
 
 #: Policy names -> factories taking the text after ``name:`` (a checkpoint path, say).
@@ -60,7 +64,8 @@ def make_policy(name: str, env: Any) -> PolicyProtocol:
 
     ``"scripted"`` is the task's own scripted bot (``env.unwrapped.scripted_policy``);
     ``"random"`` (legal actions only), ``"random-unmasked"`` (any action) and ``"human"``
-    work for every task; ``"cbs"`` is the optimal planner; ``"mappo"`` and ``"sb3-ppo"``
+    work for every task; ``"cbs"`` is the optimal planner (``"cbs:N"`` caps its exact search
+    at N node expansions); ``"mappo"`` and ``"sb3-ppo"``
     load the checkpoints shipped for search and rescue, and ``"mappo:PATH"`` /
     ``"sb3-ppo:PATH"`` load your own.
 
