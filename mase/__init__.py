@@ -7,7 +7,7 @@
 ['alpha', 'bravo', 'charlie']
 """
 
-from mase import agents, wrappers
+from mase import agents, baselines, wrappers
 from mase.registry import (
     UnknownArgumentError,
     UnknownEnvError,
@@ -26,6 +26,7 @@ __all__ = [
     "UnknownArgumentError",
     "UnknownEnvError",
     "agents",
+    "baselines",
     "evaluate",
     "list_envs",
     "make",

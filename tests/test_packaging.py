@@ -116,3 +116,15 @@ def test_the_built_wheel_installs_and_imports_in_a_fresh_venv(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert str(target) in result.stdout
+
+
+def test_import_mase_does_not_import_torch_and_baselines_load_lazily():
+    script = (
+        "import sys, mase\n"
+        "assert 'torch' not in sys.modules\n"
+        "assert mase.baselines.CBSPolicy.__name__ == 'CBSPolicy'\n"
+        "assert mase.baselines.MAPPOPolicy.__name__ == 'MAPPOPolicy'\n"
+        "assert 'torch' in sys.modules\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
