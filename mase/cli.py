@@ -210,6 +210,31 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the offline model until Ctrl-C."""
+    # imported here: the other commands should not pay for the server and its responder
+    from mase.envs.search_rescue.language_model import respond
+    from mase.llm import Faults, OfflineServer
+
+    faults = Faults(
+        latency=args.latency,
+        error_rate_429=args.error_rate_429,
+        error_rate_500=args.error_rate_500,
+        timeout_rate=args.timeout_rate,
+        malformed_rate=args.malformed_rate,
+        empty_rate=args.empty_rate,
+        long_rate=args.long_rate,
+        seed=args.seed,
+    )
+    server = OfflineServer(respond, host=args.host, port=args.port, faults=faults)
+    print(server.base_url, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
 def _add_task_arguments(p: argparse.ArgumentParser, optional: bool = False) -> None:
     p.add_argument(
         "env",
@@ -294,6 +319,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", help="evaluation or training output directories")
     p.add_argument("--plot", metavar="FILE.png", help="draw the training logs' learning curves")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser(
+        "serve",
+        help="serve an offline OpenAI-compatible model (no key, no network)",
+        description="Serve the search-and-rescue scripted language model at an OpenAI-compatible "
+        "endpoint on loopback; give the printed base URL to any OpenAI client. Fault options "
+        "make it misbehave like a hosted endpoint, to test a harness. Ctrl-C stops it.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port; 0 picks a free one (default 8000)")
+    p.add_argument(
+        "--latency", type=float, default=0.0, metavar="S", help="seconds added per reply"
+    )
+    faults = {
+        "error-rate-429": "chance of a 429 rate-limit error",
+        "error-rate-500": "chance of a 500 server error",
+        "timeout-rate": "chance of hanging for 60 s",
+        "malformed-rate": "chance of a body that is not valid JSON",
+        "empty-rate": "chance of an empty reply",
+        "long-rate": "chance of a 100 KB reply",
+    }
+    for name, text in faults.items():
+        p.add_argument(f"--{name}", type=float, default=0.0, metavar="P", help=text + " (0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the fault draws (default 0)")
+    p.set_defaults(func=cmd_serve)
     return parser
 
 

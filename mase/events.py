@@ -37,6 +37,29 @@ class Event:
     round: int
     note: str = ""
 
+    def __init__(
+        self,
+        kind: str,
+        actor: str | None,
+        facts: Mapping[FactKey, Any],
+        audience: frozenset[str],
+        round: int,
+        note: str = "",
+    ):
+        # a frozen dataclass's own __init__ assigns through object.__setattr__, which makes an
+        # event cost twice as much; every step makes several, so the slots are set directly
+        _KIND(self, kind)
+        _ACTOR(self, actor)
+        _FACTS(self, facts)
+        _AUDIENCE(self, audience)
+        _ROUND(self, round)
+        _NOTE(self, note)
+
+
+_KIND, _ACTOR, _FACTS, _AUDIENCE, _ROUND, _NOTE = (
+    getattr(Event, name).__set__ for name in ("kind", "actor", "facts", "audience", "round", "note")
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Message:

@@ -116,11 +116,19 @@ class TaskEnv(AECEnv):
         self._inbox[agent] = []
         self.infos[agent].pop("messages", None)
 
-    def emit(self, event: Event) -> None:
-        """Record an event and deliver it to the inbox of every agent in its audience."""
+    def emit(self, event: Event, deliver: bool = True) -> None:
+        """Record an event and deliver it to the inbox of every agent in its audience.
+
+        Args:
+            event: what happened.
+            deliver: ``False`` logs the event for the knowledge tracker without putting it in
+                any inbox, for what an agent already saw in its observation (its view at the
+                start of its turn): delivering it again would change the next observation.
+        """
         self.event_log.append(event)
-        for agent in event.audience:
-            self._inbox[agent].append(event)
+        if deliver:
+            for agent in event.audience:
+                self._inbox[agent].append(event)
 
     def inbox(self, agent: str) -> list[Event]:
         """The events the agent witnessed since its last turn (oldest first)."""

@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["mase", "mase.registry", "mase.envs.search_rescue.env"]
+MODULES = ["mase", "mase.registry", "mase.envs.search_rescue.env", "mase.llm.server"]
 
 
 @pytest.mark.parametrize("name", MODULES)

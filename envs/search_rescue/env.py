@@ -14,6 +14,7 @@ from mase.envs.search_rescue import render as board
 from mase.envs.search_rescue import text as words
 from mase.envs.search_rescue import world
 from mase.envs.search_rescue.vector import ObservationCodec, StateCodec
+from mase.events import Event
 from mase.spaces import observation_space
 from mase.task import ActionParse, TaskEnv
 
@@ -211,6 +212,8 @@ class SearchRescueEnv(TaskEnv):
             self._masks = {}
         self.world = world.new_state(self.layout, self.np_random)
         self._start_episode()
+        self._alone = {a: frozenset((a,)) for a in self.agents}
+        self._view_cache: tuple[str, int, dict] | None = None
         self._last_result: dict[str, str | None] = {a: None for a in self.agents}
         self._round_start_key = self.world.key()
         self._round_outputs: list[tuple] = []
@@ -232,6 +235,10 @@ class SearchRescueEnv(TaskEnv):
             raise RuntimeError("the episode is over; call reset() to start a new one")
         self._begin_turn(agent)
         self._cumulative_rewards[agent] = 0.0
+        # what the agent saw when it chose this action, logged for the knowledge tracker; not
+        # delivered, since the agent's observation already showed it
+        view = self._view(agent)
+        self.emit(Event("observe", agent, view, self._alone[agent], self.world.round), False)
 
         events, reward, index = self._resolve(agent, action)
         for event in events:
@@ -336,15 +343,54 @@ class SearchRescueEnv(TaskEnv):
         for event in self._inbox[agent]:
             if event.kind != "message":
                 facts.update(event.facts)
-        facts.update(world.view_facts(self.world, agent, self.see_teammates))
+        facts.update(self._view(agent))
         return facts, self._last_result[agent]
+
+    def true_facts(self) -> dict:
+        """Every fact of the world now, in the fact keys of events and observations.
+
+        The ground truth that :class:`mase.knowledge.KnowledgeTracker` questions are asked
+        against: round, score, each agent's cutters and room, what bomb each room holds (0 for
+        none), and each bomb's room, status, phase count and remaining sequence.
+        """
+        if self.world is None:
+            raise RuntimeError("call reset() before true_facts()")
+        w = self.world
+        facts: dict = {("round",): w.round, ("score",): w.score}
+        for agent in self.layout.agents:
+            facts[("cutters", agent)] = self.layout.cutters[agent]
+            facts[("agent_room", agent)] = w.positions[agent]
+        for room in self.layout.rooms:
+            bomb = w.bomb_in(room)
+            facts[("room_bomb", room)] = bomb.id if bomb else 0
+        for bomb in w.bombs:
+            facts[("bomb_room", bomb.id)] = bomb.room
+            facts[("bomb_status", bomb.id)] = bomb.status
+            facts[("bomb_phases", bomb.id)] = len(bomb.sequence)
+            facts[("bomb_remaining", bomb.id)] = bomb.remaining
+        return facts
+
+    def _view(self, agent: str) -> dict:
+        """``world.view_facts`` for ``agent`` now, computed once per turn.
+
+        The acting agent's view is needed twice, for its observation and for the "observe"
+        event logged when it acts; the world changes only in ``step`` (which counts turns) and
+        ``reset``, so a view is reused until the turn count moves. The dict is shared: callers
+        must not mutate it.
+        """
+        cache = self._view_cache
+        if cache is not None and cache[0] == agent and cache[1] == self._turns:
+            return cache[2]
+        view = world.view_facts(self.world, agent, self.see_teammates)
+        self._view_cache = (agent, self._turns, view)
+        return view
 
     def _vector(self, agent: str) -> np.ndarray:
         facts, result = self.observation_facts(agent)
         return self.codec.encode(facts, result)
 
     def _text(self, agent: str) -> str:
-        view = world.view_facts(self.world, agent, self.see_teammates)
+        view = self._view(agent)
         return words.observation_text(
             self.layout, self.world, agent, self._inbox[agent], view, self.max_cycles
         )

@@ -97,14 +97,26 @@ class ScriptedRescuer(Policy):
 
     def reset(self, agent: str, env: Any, seed: int | None = None) -> None:
         """Learn the map and tools from the rules; forget the last episode."""
-        self.agent = agent
+        talk = getattr(env.unwrapped, "messages_enabled", False)
+        self._start(agent, env.unwrapped.rules_text(agent), talk)
         self.env = env
-        self.mission = MissionMap.from_rules(env.unwrapped.rules_text(agent))
-        self.talk = (
-            getattr(env.unwrapped, "messages_enabled", False)
-            if self.talk_option is None
-            else self.talk_option
-        )
+
+    @classmethod
+    def from_rules(cls, agent: str, rules: str, talk: bool = True) -> ScriptedRescuer:
+        """A rescuer that knows only the rules text, for a caller that has no env.
+
+        It decides from the texts given to :meth:`observe`; :meth:`act` needs observations
+        that carry their ``"text"``.
+        """
+        bot = cls(talk=talk)
+        bot._start(agent, rules, talk)
+        bot.env = None
+        return bot
+
+    def _start(self, agent: str, rules: str, talk: bool) -> None:
+        self.agent = agent
+        self.mission = MissionMap.from_rules(rules)
+        self.talk = talk if self.talk_option is None else self.talk_option
         self.bombs: dict[int, BombIntel] = {}
         self.room_known: dict[int, int] = {}  # room -> bomb id (0: none)
         self.positions: dict[str, int] = {}
@@ -215,7 +227,7 @@ class ScriptedRescuer(Policy):
             return f"go to room {target}"
         return f"go to room {self.mission.next_hop(here, target)}"
 
-    def _news(self, seen: dict) -> str:
+    def news(self, seen: dict) -> str:
         """Fact sentences about bombs and rooms the team has not heard from this agent."""
         news = {("agent_room", self.agent): self.positions[self.agent]}
         for key, value in seen.items():
@@ -234,4 +246,4 @@ class ScriptedRescuer(Policy):
         action = self.decide()
         if not self.talk:
             return action
-        return {"action": action, "message": self._news(seen)}
+        return {"action": action, "message": self.news(seen)}

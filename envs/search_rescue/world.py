@@ -177,7 +177,7 @@ class State:
 
     def agents_in(self, room: int) -> tuple[str, ...]:
         """The agents in ``room``, in turn order."""
-        return tuple(a for a, r in self.positions.items() if r == room)
+        return tuple([a for a, r in self.positions.items() if r == room])  # list: faster in 3.11
 
     @property
     def done(self) -> bool:

@@ -1,0 +1,389 @@
+"""An offline, OpenAI-compatible model server on loopback, with misbehaviour on request.
+
+The "model" is a responder: any callable that takes the request's messages (a list of
+``{"role": ..., "content": ...}`` dicts) and returns the reply text. The server speaks enough
+of the OpenAI HTTP API for the official ``openai`` client: ``POST /v1/chat/completions``
+(plain JSON, or server-sent ``chat.completion.chunk`` events with ``"stream": true``) and
+``GET /v1/models``. It uses only the standard library, so demos and tests run the whole LLM
+path with no key and no network.
+
+:class:`Faults` makes the server misbehave the way hosted endpoints do (latency, 429 and 500
+errors, hangs, broken JSON, empty and huge replies), from a seeded generator so that a test
+sees the same sequence every run.
+
+Token counts in ``usage`` are whitespace-separated words, not a real tokenizer's tokens: they
+are for bookkeeping code paths, not for cost estimates.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+#: The model: request messages in, reply text out.
+Responder = Callable[[list[dict[str, Any]]], str]
+
+#: Words per streamed content chunk.
+_WORDS_PER_CHUNK = 8
+
+_FILLER = "This sentence pads a very long reply from the offline model server. "
+
+
+@dataclass(frozen=True)
+class Faults:
+    """How the server misbehaves; every fault is off by default.
+
+    Rates are probabilities per chat request, drawn in the order the fields are listed from
+    one generator seeded with ``seed``; the first fault drawn wins. ``GET /v1/models`` never
+    fails.
+
+    Attributes:
+        latency: seconds added before every chat reply.
+        error_rate_429: chance of ``429 Too Many Requests`` (a rate limit).
+        error_rate_500: chance of ``500 Internal Server Error``.
+        timeout_rate: chance of hanging for ``timeout_seconds`` before answering, so that a
+            client with a shorter timeout gives up.
+        timeout_seconds: how long a hang lasts (cut short when the server stops).
+        malformed_rate: chance of a ``200`` whose body is not valid JSON (or, when streaming,
+            an event whose data is not).
+        empty_rate: chance of an empty reply (content ``""``).
+        long_rate: chance of the reply padded to ``long_chars`` characters.
+        long_chars: length of a long reply.
+        retry_after: seconds the 429 and 500 answers ask the client to wait (sent as
+            ``retry-after-ms``, which the ``openai`` client honours), so retries are quick.
+        seed: seed of the fault generator.
+    """
+
+    latency: float = 0.0
+    error_rate_429: float = 0.0
+    error_rate_500: float = 0.0
+    timeout_rate: float = 0.0
+    timeout_seconds: float = 60.0
+    malformed_rate: float = 0.0
+    empty_rate: float = 0.0
+    long_rate: float = 0.0
+    long_chars: int = 100_000
+    retry_after: float = 0.01
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("error_rate_429", "error_rate_500", "timeout_rate", "malformed_rate",
+                     "empty_rate", "long_rate"):  # fmt: skip
+            rate = getattr(self, name)
+            if not 0.0 <= rate <= 1.0:
+                raise ValueError(f"{name} must be between 0 and 1, got {rate}")
+        for name in ("latency", "timeout_seconds", "retry_after"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
+
+
+#: Fault kinds in the order they are drawn, with the rate field of each.
+_FAULT_RATES = (
+    ("429", "error_rate_429"),
+    ("500", "error_rate_500"),
+    ("timeout", "timeout_rate"),
+    ("malformed", "malformed_rate"),
+    ("empty", "empty_rate"),
+    ("long", "long_rate"),
+)
+
+
+def count_tokens(text: str) -> int:
+    """A rough token count: whitespace-separated words."""
+    return len(text.split())
+
+
+class OfflineServer:
+    """An OpenAI-compatible chat server on loopback whose model is ``responder``.
+
+    Args:
+        responder: the model; takes the request's messages and returns the reply text.
+        host: address to bind; loopback by default, so nothing outside the machine can call.
+        port: port to bind; 0 picks a free one (read it back from :attr:`port`).
+        faults: misbehaviour to inject (default: none).
+        model: the model id listed by ``/v1/models``.
+
+    Example:
+        >>> import openai
+        >>> with OfflineServer(lambda messages: "hello") as server:
+        ...     client = openai.OpenAI(base_url=server.base_url, api_key="offline")
+        ...     reply = client.chat.completions.create(
+        ...         model="mase-offline", messages=[{"role": "user", "content": "hi"}]
+        ...     )
+        >>> reply.choices[0].message.content
+        'hello'
+    """
+
+    def __init__(
+        self,
+        responder: Responder,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        faults: Faults | None = None,
+        model: str = "mase-offline",
+    ):
+        self.responder = responder
+        self.faults = faults or Faults()
+        self.model = model
+        self._rng = random.Random(self.faults.seed)
+        self._rng_lock = threading.Lock()
+        # set on stop(), so that a request hanging in timeout mode ends with the server
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._httpd = ThreadingHTTPServer((host, port), _handler_class(self))
+        self._httpd.daemon_threads = True
+
+    @property
+    def host(self) -> str:
+        """The bound address."""
+        return self._httpd.server_address[0]
+
+    @property
+    def port(self) -> int:
+        """The bound port."""
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """The URL to give an OpenAI client, ending in ``/v1``."""
+        return f"http://{self.host}:{self.port}/v1"
+
+    def start(self) -> OfflineServer:
+        """Serve in a background thread; returns the server."""
+        if self._thread is not None:
+            raise RuntimeError("the server is already running; call stop() first")
+        # shutdown() waits for the serve loop's next poll: the default 0.5 s made every
+        # stop() (every test's server) cost up to half a second
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="mase-offline-server",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        """Serve in the calling thread until :meth:`stop` or Ctrl-C."""
+        try:
+            self._httpd.serve_forever()
+        finally:
+            self._stopping.set()
+            self._httpd.server_close()
+
+    def stop(self) -> None:
+        """Stop serving and release the port."""
+        self._stopping.set()
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join()
+            self._thread = None
+        self._httpd.server_close()
+
+    def __enter__(self) -> OfflineServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- used by the handler ----------------------------------------------------------------
+
+    def draw_fault(self) -> str | None:
+        """The fault for the next chat request (None: behave)."""
+        with self._rng_lock:
+            for kind, field_name in _FAULT_RATES:
+                rate = getattr(self.faults, field_name)
+                # draw even when the rate is 0 so each fault's sequence is independent of the
+                # other rates' settings
+                if self._rng.random() < rate:
+                    return kind
+        return None
+
+    def hang(self, seconds: float) -> None:
+        """Wait ``seconds``, or less if the server stops meanwhile."""
+        self._stopping.wait(seconds)
+
+
+def _handler_class(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
+    """A request handler bound to ``server`` (http.server builds one handler per request)."""
+
+    class Handler(_ChatHandler):
+        offline = server
+
+    return Handler
+
+
+class _ChatHandler(BaseHTTPRequestHandler):
+    """Answers the OpenAI routes; everything else is a 404 in OpenAI's error shape."""
+
+    offline: OfflineServer
+    protocol_version = "HTTP/1.1"  # keep-alive: the openai client reuses connections
+    disable_nagle_algorithm = True  # without it every small reply waits ~40 ms for an ACK
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Stay quiet: a test or a demo does not want a line per request on stderr."""
+
+    def handle(self) -> None:
+        """Serve the connection; a client that hung up (e.g. timed out) is not an error."""
+        try:
+            super().handle()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    # -- routes -----------------------------------------------------------------------------
+
+    def do_GET(self) -> None:  # the name http.server dispatches to
+        """``GET /v1/models``."""
+        if self.path.rstrip("/") != "/v1/models":
+            self._error(404, f"no route GET {self.path}", "not_found_error")
+            return
+        model = {"id": self.offline.model, "object": "model", "created": 0, "owned_by": "mase"}
+        self._json(200, {"object": "list", "data": [model]})
+
+    def do_POST(self) -> None:  # the name http.server dispatches to
+        """``POST /v1/chat/completions``."""
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length)
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._error(404, f"no route POST {self.path}", "not_found_error")
+            return
+        try:
+            request = json.loads(body)
+            messages = request["messages"]
+            if not isinstance(messages, list):
+                raise TypeError("messages must be a list")
+        except (ValueError, KeyError, TypeError) as exc:
+            self._error(400, f"bad request body: {exc}", "invalid_request_error")
+            return
+        faults = self.offline.faults
+        if faults.latency:
+            time.sleep(faults.latency)
+        fault = self.offline.draw_fault()
+        if fault == "429":
+            self._error(429, "rate limit injected by the offline server", "rate_limit_error")
+            return
+        if fault == "500":
+            self._error(500, "server error injected by the offline server", "server_error")
+            return
+        if fault == "timeout":
+            self.offline.hang(faults.timeout_seconds)
+        try:
+            content = self.offline.responder(messages)
+        except Exception as exc:  # the model's bug is the client's 500, not a dead server
+            self._error(500, f"the responder failed: {exc!r}", "server_error")
+            return
+        if fault == "empty":
+            content = ""
+        elif fault == "long":
+            content = _pad(content, faults.long_chars)
+        reply = _Reply(request.get("model") or self.offline.model, content, messages)
+        if request.get("stream"):
+            include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
+            self._stream(reply.chunks(include_usage), malformed=fault == "malformed")
+        elif fault == "malformed":
+            self._send(200, json.dumps(reply.completion())[:-7].encode(), "application/json")
+        else:
+            self._json(200, reply.completion())
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def _send(
+        self, status: int, data: bytes, content_type: str, headers: dict | None = None
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _json(self, status: int, payload: dict, headers: dict | None = None) -> None:
+        self._send(status, json.dumps(payload).encode(), "application/json", headers)
+
+    def _error(self, status: int, message: str, kind: str) -> None:
+        headers = {}
+        if status in (429, 500):
+            headers["retry-after-ms"] = str(int(self.offline.faults.retry_after * 1000))
+        error = {"message": message, "type": kind, "param": None, "code": str(status)}
+        self._json(status, {"error": error}, headers)
+
+    def _stream(self, chunks: Iterator[dict], malformed: bool) -> None:
+        # no length is known up front, so the stream ends by closing the connection
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        for i, chunk in enumerate(chunks):
+            data = json.dumps(chunk)
+            if malformed and i == 1:
+                data = data[:-7]
+            self.wfile.write(f"data: {data}\n\n".encode())
+            self.wfile.flush()
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+
+
+def _pad(content: str, length: int) -> str:
+    """``content`` followed by filler sentences up to ``length`` characters."""
+    if len(content) >= length:
+        return content
+    filler = _FILLER * (1 + (length - len(content)) // len(_FILLER))
+    return (content + "\n" + filler)[:length]
+
+
+class _Reply:
+    """One completion, written as a whole or as stream chunks."""
+
+    def __init__(self, model: str, content: str, messages: list[dict[str, Any]]):
+        self.id = "chatcmpl-" + uuid.uuid4().hex
+        self.created = int(time.time())
+        self.model = model
+        self.content = content
+        prompt = " ".join(str(m.get("content") or "") for m in messages if isinstance(m, dict))
+        prompt_tokens, completion_tokens = count_tokens(prompt), count_tokens(content)
+        self.usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
+
+    def _head(self, kind: str) -> dict[str, Any]:
+        return {"id": self.id, "object": kind, "created": self.created, "model": self.model}
+
+    def completion(self) -> dict[str, Any]:
+        """The ``chat.completion`` object."""
+        message = {"role": "assistant", "content": self.content}
+        choice = {"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}
+        return {**self._head("chat.completion"), "choices": [choice], "usage": self.usage}
+
+    def chunks(self, include_usage: bool) -> Iterator[dict[str, Any]]:
+        """The ``chat.completion.chunk`` objects: role, content pieces, stop, usage."""
+        head = self._head("chat.completion.chunk")
+
+        def chunk(delta: dict, finish: str | None = None) -> dict[str, Any]:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+            return {**head, "choices": [choice]}
+
+        yield chunk({"role": "assistant", "content": ""})
+        # a few whole words per chunk, like a hosted model's token groups; a piece per word
+        # made a 100 KB reply cost the client seconds of event parsing
+        words = self.content.split(" ")
+        for start in range(0, len(words), _WORDS_PER_CHUNK):
+            text = " ".join(words[start : start + _WORDS_PER_CHUNK])
+            if start + _WORDS_PER_CHUNK < len(words):
+                text += " "
+            if text:
+                yield chunk({"content": text})
+        yield chunk({}, "stop")
+        if include_usage:
+            yield {**head, "choices": [], "usage": self.usage}

@@ -1,0 +1,259 @@
+"""The offline model server, through the real ``openai`` client on loopback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+import weakref
+
+import openai
+import pytest
+
+import mase
+from mase.envs.search_rescue.language_model import SAFE_ACTION, respond
+from mase.llm import Faults, OfflineServer
+from mase.wrappers import MessageChannel
+
+HELLO = [{"role": "user", "content": "say something"}]
+
+
+def echo(messages):
+    return "you said: " + messages[-1]["content"]
+
+
+_CLIENTS = weakref.WeakKeyDictionary()
+
+
+def client(server, retries=0, timeout=10.0):
+    # one client per server: building one loads TLS certificates, ~0.1 s each time
+    if server not in _CLIENTS:
+        _CLIENTS[server] = openai.OpenAI(base_url=server.base_url, api_key="offline")
+    return _CLIENTS[server].with_options(max_retries=retries, timeout=timeout)
+
+
+def chat(server, messages=HELLO, **kwargs):
+    return client(server, **kwargs).chat.completions.create(model="m", messages=messages)
+
+
+def test_plain_completion_and_usage():
+    with OfflineServer(echo) as server:
+        assert server.base_url.startswith("http://127.0.0.1:")
+        assert server.base_url.endswith("/v1")
+        reply = chat(server, [{"role": "system", "content": "be brief"}, *HELLO])
+    assert reply.choices[0].message.content == "you said: say something"
+    assert reply.choices[0].finish_reason == "stop"
+    assert reply.usage.prompt_tokens == 4  # whitespace words of every message
+    assert reply.usage.completion_tokens == 4
+    assert reply.usage.total_tokens == 8
+
+
+def test_streaming_completion():
+    with OfflineServer(echo) as server:
+        stream = client(server).chat.completions.create(
+            model="m", messages=HELLO, stream=True, stream_options={"include_usage": True}
+        )
+        chunks = list(stream)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == "you said: say something"
+    assert all(c.object == "chat.completion.chunk" for c in chunks)
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "stop"
+    assert chunks[-1].usage.completion_tokens == 4
+
+
+def test_models_route():
+    with OfflineServer(echo, model="mase-offline") as server:
+        models = client(server).models.list()
+    assert [m.id for m in models.data] == ["mase-offline"]
+
+
+def test_unknown_route_is_404():
+    with OfflineServer(echo) as server:
+        with pytest.raises(openai.NotFoundError):
+            client(server).completions.create(model="m", prompt="hi")
+
+
+def test_responder_failure_is_500():
+    def broken(messages):
+        raise RuntimeError("model bug")
+
+    with OfflineServer(broken) as server:
+        with pytest.raises(openai.InternalServerError, match="model bug"):
+            chat(server)
+
+
+@pytest.mark.parametrize(
+    ("rate", "error"),
+    [("error_rate_429", openai.RateLimitError), ("error_rate_500", openai.InternalServerError)],
+)
+def test_errors_raise_without_retries_and_pass_with_them(rate, error):
+    with OfflineServer(echo, faults=Faults(**{rate: 1.0})) as server:
+        with pytest.raises(error):
+            chat(server)
+    # seeded, so the draws below are the same every run: some calls fail, and a client that
+    # retries gets through every time
+    with OfflineServer(echo, faults=Faults(**{rate: 0.5}, seed=3)) as server:
+        failures = 0
+        for _ in range(6):
+            try:
+                chat(server)
+            except error:
+                failures += 1
+        assert 0 < failures < 6  # both outcomes happen
+        for _ in range(5):
+            assert chat(server, retries=8).choices[0].message.content.startswith("you said")
+
+
+def test_fault_draws_are_seeded():
+    def outcomes(seed):
+        with OfflineServer(echo, faults=Faults(error_rate_500=0.5, seed=seed)) as server:
+            out = []
+            for _ in range(12):
+                try:
+                    chat(server)
+                    out.append("ok")
+                except openai.InternalServerError:
+                    out.append("500")
+            return out
+
+    assert outcomes(7) == outcomes(7)
+    assert outcomes(7) != outcomes(8)
+
+
+def test_timeout_raises_api_timeout_error():
+    with OfflineServer(echo, faults=Faults(timeout_rate=1.0, timeout_seconds=30)) as server:
+        with pytest.raises(openai.APITimeoutError):
+            chat(server, timeout=0.3)
+    # stop() ends the hanging request: leaving the block above did not wait 30 s
+
+
+def test_malformed_body_raises():
+    with OfflineServer(echo, faults=Faults(malformed_rate=1.0)) as server:
+        with pytest.raises(ValueError):  # json.JSONDecodeError
+            chat(server)
+        stream = client(server).chat.completions.create(model="m", messages=HELLO, stream=True)
+        with pytest.raises(ValueError):
+            list(stream)
+
+
+def test_empty_and_long_replies_arrive():
+    with OfflineServer(echo, faults=Faults(empty_rate=1.0)) as server:
+        reply = chat(server)
+    assert reply.choices[0].message.content == ""
+    assert reply.usage.completion_tokens == 0
+    with OfflineServer(echo, faults=Faults(long_rate=1.0)) as server:
+        reply = chat(server)
+        stream = client(server).chat.completions.create(model="m", messages=HELLO, stream=True)
+        streamed = "".join(c.choices[0].delta.content or "" for c in stream)
+    content = reply.choices[0].message.content
+    assert len(content) == 100_000
+    assert content.startswith("you said: say something\n")
+    assert streamed == content
+
+
+def test_bad_request_body_is_400():
+    with OfflineServer(echo) as server:
+        request = urllib.request.Request(server.base_url + "/chat/completions", b"{not json")
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            # no proxy: a proxy set in the environment must not see a loopback request
+            urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request, timeout=10)
+    assert caught.value.code == 400
+    assert json.loads(caught.value.read())["error"]["type"] == "invalid_request_error"
+
+
+def test_faults_are_validated():
+    with pytest.raises(ValueError, match="error_rate_429"):
+        Faults(error_rate_429=1.5)
+
+
+# -- the search-and-rescue scripted language model ----------------------------------------------
+
+
+def play_episode(server, seed):
+    """Every seat asks the server, with the rules and its whole observation history."""
+    llm = client(server)
+    env = MessageChannel(mase.make("mase/SearchRescue-v0"))
+    env.reset(seed=seed)
+    base = env.unwrapped
+    history = {
+        agent: [{"role": "system", "content": base.rules_text(agent)}] for agent in env.agents
+    }
+    for agent in env.agent_iter():
+        _, _, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        history[agent].append({"role": "user", "content": base.observe_text(agent)})
+        reply = llm.chat.completions.create(model="m", messages=history[agent])
+        text = reply.choices[0].message.content
+        history[agent].append({"role": "assistant", "content": text})
+        env.step(text)
+    return info["metrics"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_scripted_language_model_team_defuses_everything(seed):
+    with OfflineServer(respond) as server:
+        metrics = play_episode(server, seed)
+    assert metrics["score"] == 90
+    assert metrics["valid_action_rate"] == 1.0
+
+
+def test_reply_follows_the_paper_format():
+    env = MessageChannel(mase.make("mase/SearchRescue-v0"))
+    env.reset(seed=0)
+    base = env.unwrapped
+    agent = env.agent_selection
+    text = respond(
+        [
+            {"role": "system", "content": base.rules_text(agent)},
+            {"role": "user", "content": base.observe_text(agent)},
+        ]
+    )
+    action, message = text.split("\n")
+    assert action.startswith("Action selection: ")
+    assert message.startswith(f"Message to Team: {agent.capitalize()} is in room ")
+    parsed = base.parse_action(agent, text)
+    assert parsed.action is not None, parsed.reason
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [{"role": "user", "content": "What is the capital of France?"}],
+        [{"role": "system", "content": "You are Alpha, one of 3 agents (Alpha) and nothing else"}],
+    ],
+)
+def test_unreadable_prompt_gets_a_safe_reply(messages):
+    text = respond(messages)
+    assert text.startswith(f"Action selection: {SAFE_ACTION}\nMessage to Team: ")
+
+
+def test_rules_without_observation_get_a_safe_reply():
+    env = mase.make("mase/SearchRescue-v0")
+    env.reset(seed=0)
+    text = respond([{"role": "system", "content": env.unwrapped.rules_text("alpha")}])
+    assert text.startswith(f"Action selection: {SAFE_ACTION}\n")
+    assert "not seen an observation" in text
+
+
+# -- the command ----------------------------------------------------------------------------
+
+
+def test_mase_serve_command():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mase.cli", "serve", "--port", "0", "--empty-rate", "1"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        base_url = proc.stdout.readline().strip()
+        assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
+        llm = openai.OpenAI(base_url=base_url, api_key="offline", max_retries=0, timeout=10)
+        reply = llm.chat.completions.create(model="m", messages=HELLO)
+        assert reply.choices[0].message.content == ""
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
