@@ -12,7 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from mase.envs.search_rescue.world import Layout, State, invalid_event, invalid_reason
+from mase.envs.search_rescue.world import (
+    INVALID_REASONS,
+    Layout,
+    State,
+    invalid_event,
+    invalid_reason,
+)
 from mase.events import Event
 from mase.task import ActionParse
 
@@ -123,7 +129,7 @@ REASON_TEMPLATES = {
     "out_of_range": "action {action} does not exist; actions are numbered 0 to {last}.",
 }
 RESULT_CODES = ("moved", "inspected", "cut", "exploded") + tuple(
-    f"invalid:{code}" for code in REASON_TEMPLATES
+    f"invalid:{code}" for code in INVALID_REASONS
 )
 _RESULT_OF_KIND = {"move": "moved", "inspect": "inspected", "cut": "cut", "explode": "exploded"}
 

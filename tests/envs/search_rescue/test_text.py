@@ -333,3 +333,9 @@ def test_random_play_covers_every_result_code():
         total += turns
     assert total >= 300
     assert seen - {None} == set(words.RESULT_CODES)
+
+
+def test_every_invalid_reason_has_words():
+    from mase.envs.search_rescue.world import INVALID_REASONS
+
+    assert set(words.REASON_TEMPLATES) == set(INVALID_REASONS)
