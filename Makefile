@@ -13,9 +13,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e ".[rl,dev]"
 	touch $(STAMP)
 
-## demo: the paper's Table 1 on search and rescue: random, scripted, CBS, MAPPO, SB3 PPO
+## demo: the paper's Tables 1 and 2 on search and rescue: random, scripted, CBS, MAPPO, SB3 PPO,
+## and LLM teams (with and without belief states, ToM probes) played by the offline model
 demo: $(STAMP)
-	$(BIN)/mase eval --preset paper-table1 --episodes 20 --seed 0 --out runs/demo --resume
+	$(BIN)/mase eval --preset paper-table1 --episodes 20 --seed 0 --out runs/demo --resume --concurrency 4
 
 ## test: the whole test suite (two workers)
 test: $(STAMP)
@@ -35,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/throughput.py
 	$(BIN)/python benchmarks/cbs_planning.py
 	$(BIN)/python benchmarks/mappo_training.py
+	$(BIN)/python benchmarks/llm_concurrency.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info runs

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import dataclasses
 import importlib
 import inspect
@@ -11,14 +12,16 @@ import json
 import re
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import mase
 from mase.agents import HumanPolicy, make_policy, policy_names
-from mase.presets import PRESETS, comparison_table, load_preset
+from mase.presets import PRESETS, comparison_table, load_preset, tom_table, usage_line
 from mase.registry import UnknownArgumentError, UnknownEnvError
 from mase.report import (
+    DEFAULT_COLUMNS,
     find_training_logs,
     load_summaries,
     plot_learning_curves,
@@ -52,6 +55,136 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Fault options of ``mase serve`` and ``mase eval --offline``: flag -> help.
+FAULT_FLAGS = {
+    "error-rate-429": "chance of a 429 rate-limit error",
+    "error-rate-500": "chance of a 500 server error",
+    "timeout-rate": "chance of hanging for 60 s",
+    "malformed-rate": "chance of a body that is not valid JSON",
+    "empty-rate": "chance of an empty reply",
+    "long-rate": "chance of a 100 KB reply",
+}
+
+#: Options of ``mase eval`` that configure model seats: attribute -> flag.
+LLM_FLAGS = {
+    "model": "--model",
+    "base_url": "--base-url",
+    "no_cache": "--no-cache",
+    "cache": "--cache",
+    "prices": "--prices",
+    "offline": "--offline",
+}
+
+#: Columns added to the results table when a model played: (metric, header, format).
+USAGE_COLUMNS = (
+    ("llm_calls", "LLM calls", "{:.0f}"),
+    ("llm_tokens", "tokens", "{:.0f}"),
+    ("cost_usd", "cost $", "{:.4f}"),
+)
+
+
+def _faults(args: argparse.Namespace) -> Any:
+    from mase.llm import Faults
+
+    return Faults(
+        latency=args.latency,
+        error_rate_429=args.error_rate_429,
+        error_rate_500=args.error_rate_500,
+        timeout_rate=args.timeout_rate,
+        malformed_rate=args.malformed_rate,
+        empty_rate=args.empty_rate,
+        long_rate=args.long_rate,
+        seed=args.fault_seed if hasattr(args, "fault_seed") else args.seed,
+    )
+
+
+def _fault_flags_given(args: argparse.Namespace) -> list[str]:
+    names = ["latency", *(f.replace("-", "_") for f in FAULT_FLAGS)]
+    return ["--" + n.replace("_", "-") for n in names if getattr(args, n)]
+
+
+def _is_llm(policy_name: str) -> bool:
+    return policy_name.partition(":")[0].startswith("llm")
+
+
+@contextlib.contextmanager
+def model_endpoint(
+    args: argparse.Namespace, env_id: str, llm_teams: list[str], offline_default: bool = False
+) -> Iterator[tuple[Any, str | None]]:
+    """The model configuration for the teams' LLM seats, checked against the options.
+
+    Yields ``(config, where)``: an :class:`mase.llm.LLMConfig` (``None`` when no team has a
+    model seat) and a few words on where the model runs. With ``--offline`` (or
+    ``offline_default`` and neither ``--model`` nor ``--base-url``) an offline server for the
+    task runs for the duration, with the fault options given; otherwise the endpoint comes
+    from ``--base-url``/``--model`` and then the environment (``OPENAI_BASE_URL``, ...).
+
+    Raises:
+        ValueError: options that do not go together, named in the message.
+    """
+    given = [flag for name, flag in LLM_FLAGS.items() if getattr(args, name)]
+    faults = _fault_flags_given(args)
+    if not llm_teams:
+        if given or faults:
+            raise ValueError(
+                f"{', '.join(given + faults)} configure model seats (llm, llm-belief), and no "
+                "team here has one"
+            )
+        yield None, None
+        return
+    if args.offline and args.base_url:
+        raise ValueError("--offline serves a model on loopback; it does not go with --base-url")
+    offline = args.offline or (offline_default and not (args.model or args.base_url))
+    if faults and not offline:
+        raise ValueError(f"{', '.join(faults)} make the offline server misbehave; add --offline")
+
+    from mase.llm import LLMConfig, LLMUnavailable, load_prices, offline_server
+
+    overrides = {
+        "model": args.model,
+        "base_url": args.base_url,
+        "cache": False if args.no_cache else args.cache,
+        "prices": load_prices(args.prices) if args.prices else None,
+    }
+    if not offline:
+        config = LLMConfig.from_env(**overrides)
+        try:
+            config.resolved_api_key()
+        except LLMUnavailable as exc:
+            raise ValueError(str(exc)) from None
+        yield config, f"model {config.model} at {config.base_url or 'the OpenAI API'}"
+        return
+    with offline_server(env_id, faults=_faults(args)) as server:
+        config = LLMConfig.from_env(
+            **{**overrides, "base_url": server.base_url, "api_key": "offline"}
+        )
+        yield config, f"the task's offline model at {server.base_url} (not a hosted LLM)"
+
+
+def _eval_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The :func:`mase.evaluate` arguments every team of a ``mase eval`` shares."""
+    return {
+        "episodes": args.episodes,
+        "seed": args.seed,
+        "resume": args.resume,
+        "progress": not args.quiet,
+        "concurrency": args.concurrency,
+        "probes": args.probes,
+        "belief": args.belief_state,
+        "record": args.record,
+    }
+
+
+def _print_extras(summaries: list[dict], paper: dict[str, dict] | None = None) -> None:
+    """The ToM table and the model usage, when there are any."""
+    if any(s.get("tom") for s in summaries):
+        print("\nTheory-of-Mind accuracy (pooled over all questions; n = questions asked)")
+        print(tom_table(summaries, paper))
+    for s in summaries:
+        if s.get("usage"):
+            print(usage_line(s))
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate one or more teams (or a preset's teams) and print the results table."""
     if args.preset:
@@ -60,28 +193,33 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise ValueError("name a task (see `mase list`) or a --preset")
     env_kwargs = dict(args.env_arg or [])
     teams = args.team or ["scripted"]
+    seats = list(mase.make(args.env, **env_kwargs).possible_agents)
+    llm_teams = [t for t in teams if any(map(_is_llm, parse_team(t, seats).values()))]
     summaries = []
-    for team in teams:
-        out = None
-        if args.out:
-            out = Path(args.out) / _team_dir(team) if len(teams) > 1 else Path(args.out)
-        summary = evaluate(
-            args.env,
-            team,
-            episodes=args.episodes,
-            seed=args.seed,
-            out=out,
-            resume=args.resume,
-            env_kwargs=env_kwargs,
-            messages=not args.no_messages,
-            progress=not args.quiet,
-        )
-        summaries.append(summary)
+    with model_endpoint(args, args.env, llm_teams) as (llm, where):
+        for team in teams:
+            out = None
+            if args.out:
+                out = Path(args.out) / _team_dir(team) if len(teams) > 1 else Path(args.out)
+            summary = evaluate(
+                args.env,
+                team,
+                out=out,
+                env_kwargs=env_kwargs,
+                messages=not args.no_messages,
+                llm=llm,
+                **_eval_options(args),
+            )
+            summaries.append(summary)
     print(
         f"\n{args.env}  ({args.episodes} episodes per team, seeds {args.seed}..."
         f"{args.seed + args.episodes - 1})"
     )
-    print(results_table(summaries))
+    used = any(s["metrics"].get("llm_calls") for s in summaries)
+    print(results_table(summaries, DEFAULT_COLUMNS + (USAGE_COLUMNS if used else ())))
+    _print_extras(summaries)
+    if where:
+        print(f"model seats: {where}")
     if args.out:
         print(f"\nrecords: {args.out}")
     return 0
@@ -92,25 +230,43 @@ def _eval_preset(args: argparse.Namespace) -> int:
     if args.env and args.env != preset.env_id:
         raise ValueError(f"preset {args.preset} runs {preset.env_id}, not {args.env}")
     env_kwargs = {**preset.env_kwargs, **dict(args.env_arg or [])}
+    seats = list(mase.make(preset.env_id, **env_kwargs).possible_agents)
+    llm_teams = [
+        t.label for t in preset.teams if any(map(_is_llm, parse_team(t.spec, seats).values()))
+    ]
     summaries = {}
-    for team in preset.teams:
-        summaries[team.label] = evaluate(
-            preset.env_id,
-            team.spec,
-            episodes=args.episodes,
-            seed=args.seed,
-            out=Path(args.out) / _team_dir(team.label) if args.out else None,
-            resume=args.resume,
-            env_kwargs=env_kwargs,
-            messages=team.messages and not args.no_messages,
-            progress=not args.quiet,
-            label=team.label,
-        )
+    labels = {}
+    with model_endpoint(args, preset.env_id, llm_teams, offline_default=True) as (llm, where):
+        model = "offline model" if where and "offline" in where else getattr(llm, "model", None)
+        for team in preset.teams:
+            label = f"{team.label} ({model})" if team.label in llm_teams else team.label
+            labels[team.label] = label
+            options = _eval_options(args)
+            options["probes"] = options["probes"] or team.probes
+            options["belief"] = options["belief"] or team.belief
+            summaries[team.label] = evaluate(
+                preset.env_id,
+                team.spec,
+                out=Path(args.out) / _team_dir(label) if args.out else None,
+                env_kwargs=env_kwargs,
+                messages=team.messages and not args.no_messages,
+                label=label,
+                llm=llm if team.label in llm_teams else None,
+                **options,
+            )
     print(
         f"\n{preset.env_id}: {args.preset} ({args.episodes} episodes per team, seeds "
         f"{args.seed}...{args.seed + args.episodes - 1})"
     )
-    print(comparison_table(preset, summaries))
+    print(comparison_table(preset, summaries, labels))
+    paper = {
+        labels[t.label]: preset.paper[t.paper_row]
+        for t in preset.teams
+        if t.paper_row in preset.paper
+    }
+    _print_extras([summaries[t.label] for t in preset.teams], paper)
+    if where:
+        print(f"model seats: {where}")
     if preset.source:
         print(f"paper: {preset.source}")
     return 0
@@ -200,7 +356,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     if summaries:
         envs = sorted({s.get("env_id", "?") for s in summaries})
         print(", ".join(envs))
-        print(results_table(summaries))
+        used = any(s["metrics"].get("llm_calls") for s in summaries)
+        print(results_table(summaries, DEFAULT_COLUMNS + (USAGE_COLUMNS if used else ())))
+        _print_extras(summaries)
     if args.plot:
         if not logs:
             raise ValueError(f"no training log (metrics.csv, progress.csv) under {args.paths}")
@@ -214,25 +372,30 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the offline model until Ctrl-C."""
     # imported here: the other commands should not pay for the server and its responder
     from mase.envs.search_rescue.language_model import respond
-    from mase.llm import Faults, OfflineServer
+    from mase.llm import OfflineServer
 
-    faults = Faults(
-        latency=args.latency,
-        error_rate_429=args.error_rate_429,
-        error_rate_500=args.error_rate_500,
-        timeout_rate=args.timeout_rate,
-        malformed_rate=args.malformed_rate,
-        empty_rate=args.empty_rate,
-        long_rate=args.long_rate,
-        seed=args.seed,
-    )
-    server = OfflineServer(respond, host=args.host, port=args.port, faults=faults)
+    server = OfflineServer(respond, host=args.host, port=args.port, faults=_faults(args))
     print(server.base_url, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _add_fault_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--latency", type=float, default=0.0, metavar="S", help="seconds added per reply"
+    )
+    for name, text in FAULT_FLAGS.items():
+        p.add_argument(f"--{name}", type=float, default=0.0, metavar="P", help=text + " (0)")
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def _add_task_arguments(p: argparse.ArgumentParser, optional: bool = False) -> None:
@@ -283,6 +446,45 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="output directory for config.json, episodes.jsonl, summary.json")
     p.add_argument("--resume", action="store_true", help="continue an interrupted evaluation")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--concurrency",
+        type=_positive_int,
+        default=1,
+        metavar="K",
+        help="episodes played at once, each with its own env and team (default 1)",
+    )
+    p.add_argument("--probes", action="store_true", help="ask Theory-of-Mind questions")
+    p.add_argument("--belief-state", action="store_true", help="keep belief states (BeliefState)")
+    p.add_argument(
+        "--record", action="store_true", help="record all events, and model prompts and replies"
+    )
+    g = p.add_argument_group(
+        "model seats",
+        "for the llm and llm-belief policies; the key comes only from OPENAI_API_KEY",
+    )
+    g.add_argument("--model", help="model id (default: $MASE_MODEL, else mase-offline)")
+    g.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+    cache = g.add_mutually_exclusive_group()
+    cache.add_argument("--no-cache", action="store_true", help="call the model every time")
+    cache.add_argument(
+        "--cache",
+        metavar="PATH",
+        help="response cache file (default ~/.cache/mase/responses.sqlite)",
+    )
+    g.add_argument(
+        "--prices",
+        metavar="FILE.json",
+        help='prices: {"model": [usd/1M prompt, usd/1M completion]}',
+    )
+    g.add_argument(
+        "--offline",
+        action="store_true",
+        help="serve the task's offline model in-process for the model seats (presets do this "
+        "unless --model or --base-url is given); the fault options make it misbehave",
+    )
+    f = p.add_argument_group("offline model faults (with --offline, as `mase serve`)")
+    _add_fault_arguments(f)
+    f.add_argument("--fault-seed", type=int, default=0, help="seed of the fault draws (default 0)")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser(
@@ -329,19 +531,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port; 0 picks a free one (default 8000)")
-    p.add_argument(
-        "--latency", type=float, default=0.0, metavar="S", help="seconds added per reply"
-    )
-    faults = {
-        "error-rate-429": "chance of a 429 rate-limit error",
-        "error-rate-500": "chance of a 500 server error",
-        "timeout-rate": "chance of hanging for 60 s",
-        "malformed-rate": "chance of a body that is not valid JSON",
-        "empty-rate": "chance of an empty reply",
-        "long-rate": "chance of a 100 KB reply",
-    }
-    for name, text in faults.items():
-        p.add_argument(f"--{name}", type=float, default=0.0, metavar="P", help=text + " (0)")
+    _add_fault_arguments(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the fault draws (default 0)")
     p.set_defaults(func=cmd_serve)
     return parser

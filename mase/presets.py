@@ -12,16 +12,28 @@ from typing import Any
 from gymnasium.envs.registration import load_env_creator
 
 from mase.report import format_table, mean_std
+from mase.runner import TOM_LEVELS
 
 
 @dataclass(frozen=True)
 class Team:
-    """One row of a preset: a label, a team spec and whether the team may talk."""
+    """One row of a preset.
+
+    Attributes:
+        label: the row's name (and its output directory's).
+        spec: the team spec (:func:`mase.runner.parse_team`).
+        messages: the team may talk (a message channel).
+        paper_row: the paper's row to compare with.
+        probes: ask Theory-of-Mind questions (the ``ToMProbe`` wrapper).
+        belief: keep belief states (the ``BeliefState`` wrapper).
+    """
 
     label: str
     spec: str
     messages: bool = False
     paper_row: str | None = None
+    probes: bool = False
+    belief: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,8 +76,16 @@ def _paper_cell(value: Any, fmt: str) -> str:
     return fmt.format(value)
 
 
-def comparison_table(preset: Preset, summaries: dict[str, dict]) -> str:
-    """Measured columns for each team beside the paper's numbers for the matching row."""
+def comparison_table(
+    preset: Preset, summaries: dict[str, dict], labels: dict[str, str] | None = None
+) -> str:
+    """Measured columns for each team beside the paper's numbers for the matching row.
+
+    Args:
+        preset: the preset.
+        summaries: team label -> its evaluation summary (teams not run show ``-``).
+        labels: team label -> the name to print (default: the label).
+    """
     header = ["team"]
     for _, name, _ in preset.columns:
         header += [name, f"paper {name}"]
@@ -74,10 +94,59 @@ def comparison_table(preset: Preset, summaries: dict[str, dict]) -> str:
     for team in preset.teams:
         summary = summaries.get(team.label)
         paper = preset.paper.get(team.paper_row or "", {})
-        row = [team.label]
+        row = [(labels or {}).get(team.label, team.label)]
         for key, _, fmt in preset.columns:
             measured = summary["metrics"].get(key) if summary else None
             row += [mean_std(measured, fmt), _paper_cell(paper.get(key), fmt) if paper else "-"]
-        row += [str(summary["episodes"]) if summary else "-", team.paper_row or "-"]
+        episodes = str(summary["episodes"]) if summary else "-"
+        if summary and summary.get("failed"):
+            episodes += f" ({summary['failed']} failed)"
+        row += [episodes, team.paper_row or "-"]
         rows.append(row)
     return format_table(header, rows)
+
+
+def tom_table(summaries: list[dict], paper: dict[str, dict[str, Any]] | None = None) -> str:
+    """Theory-of-Mind accuracy per level of each summary that has probes.
+
+    The accuracy is pooled over all questions of the level (``summary["tom"]``); with
+    ``paper`` (team label -> the paper's row, keys ``tom_<level>``) the paper's figure is
+    printed beside each.
+    """
+    header = ["team"]
+    for level in TOM_LEVELS:
+        name = level.replace("_", " ")
+        header += [name, f"paper {name}"] if paper is not None else [name]
+    rows = []
+    for summary in summaries:
+        tom = summary.get("tom")
+        if not tom:
+            continue
+        label = summary.get("team", "?")
+        row = [label]
+        for level in TOM_LEVELS:
+            cell = tom.get(level)
+            row.append(f"{cell['accuracy']:.1%} (n={cell['n']})" if cell else "-")
+            if paper is not None:
+                value = paper.get(label, {}).get(f"tom_{level}")
+                row.append(_paper_cell(value, "{:.1%}") if value is not None else "-")
+        rows.append(row)
+    return format_table(header, rows)
+
+
+def usage_line(summary: dict) -> str:
+    """One line on what a team's model seats used over the whole evaluation."""
+    usage = summary.get("usage", {})
+    parts = [f"{usage.get('llm_calls', 0):,.0f} calls"]
+    if "llm_tokens" in usage:
+        parts.append(
+            f"{usage['llm_tokens']:,.0f} tokens ({usage.get('prompt_tokens', 0):,.0f} prompt, "
+            f"{usage.get('completion_tokens', 0):,.0f} completion)"
+        )
+    if "cost_usd" in usage:
+        parts.append(f"${usage['cost_usd']:.4f}")
+    if "latency_s" in usage:
+        parts.append(f"{usage['latency_s']:.1f} s waiting for replies")
+    if usage.get("llm_errors"):
+        parts.append(f"{usage['llm_errors']:.0f} failed calls")
+    return f"{summary.get('team', '?')} model usage: " + ", ".join(parts)

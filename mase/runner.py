@@ -4,15 +4,25 @@
 JSON-ready record. ``evaluate`` plays many, appending one line per finished episode to
 ``episodes.jsonl`` (flushed as it goes), and writes ``summary.json`` with each metric's mean,
 std, 95% confidence half-width and count. Interrupted evaluations resume: finished episodes
-are read back and not played again.
+are read back and not played again. ``evaluate(..., concurrency=K)`` plays K episodes at once,
+each worker with its own env and team; the records do not depend on K.
+
+Policies and wrappers may add to the records (duck-typed, all optional): a policy's
+``answer(question)`` answers the Theory-of-Mind questions a probe wrapper puts in
+``info["tom_questions"]``; after each episode ``episode_record()`` of every wrapper and every
+policy is merged into the record (see :func:`run_episode`).
 """
 
 from __future__ import annotations
 
+import copy
+import importlib
 import inspect
 import json
 import math
 import os
+import queue
+import threading
 import traceback
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -22,7 +32,7 @@ import numpy as np
 
 from mase.agents import PolicyProtocol, make_policy
 from mase.registry import make
-from mase.wrappers.message_channel import MessageChannel
+from mase.wrappers.base import wrappers
 
 Team = Mapping[str, PolicyProtocol]
 
@@ -73,19 +83,110 @@ def _reset_policy(policy: PolicyProtocol, agent: str, env: Any, seed: int | None
         policy.reset(agent, env)
 
 
-def run_episode(env: Any, team: Team, seed: int | None = None, record_text: bool = True) -> dict:
+class EpisodeStopped(BaseException):
+    """Raised inside :func:`run_episode` when ``should_stop`` says so; nothing is recorded.
+
+    A ``BaseException``, like ``KeyboardInterrupt``, so that it is never taken for a policy's
+    failure.
+    """
+
+
+def _answer_questions(env: Any, agent: str, policy: PolicyProtocol, info: Any) -> None:
+    """Put the probe's questions for ``agent`` to its policy and hand the replies back."""
+    questions = info.get("tom_questions") if isinstance(info, Mapping) else None
+    if not questions or not callable(getattr(policy, "answer", None)):
+        return
+    replies = {q["id"]: policy.answer(q["question"]) for q in questions}
+    env.answer_questions(agent, replies)
+
+
+def _own_method(obj: Any, name: str) -> Callable | None:
+    """``obj.name`` when ``obj``'s class defines it, not reached through a wrapper's forwarding.
+
+    PettingZoo wrappers forward unknown attributes to the env inside, so ``getattr`` on an
+    outer wrapper would find an inner wrapper's method and its record would be merged twice.
+    """
+    return getattr(obj, name) if callable(getattr(type(obj), name, None)) else None
+
+
+def _merge_wrapper_records(env: Any, record: dict) -> None:
+    """Merge ``episode_record()`` of every wrapper (outermost first) into ``record``."""
+    for wrapper in wrappers(env):
+        episode_record = _own_method(wrapper, "episode_record")
+        if episode_record is None:
+            continue
+        extra = dict(episode_record())
+        record["metrics"].update(_jsonable(extra.pop("metrics", {})))
+        record.update(_jsonable(extra))
+
+
+def _policy_records(env: Any, team: Team) -> tuple[dict[str, dict], dict[str, float]]:
+    """Each seat's ``episode_record()`` and the team totals of their numeric metrics.
+
+    A policy's ``"calls"`` (its prompts and replies) are kept only when a wrapper of the
+    chain asks for them with ``record_prompts = True`` (the Recorder does).
+    """
+    keep_calls = any(getattr(w, "record_prompts", False) is True for w in wrappers(env))
+    seats: dict[str, dict] = {}
+    totals: dict[str, float] = {}
+    seen: dict[int, dict] = {}
+    for seat in env.possible_agents:
+        policy = team[seat]
+        episode_record = getattr(policy, "episode_record", None)
+        if not callable(episode_record):
+            continue
+        if id(policy) in seen:  # one object in several seats reports once
+            seats[seat] = seen[id(policy)]
+            continue
+        extra = dict(episode_record())
+        if not keep_calls:
+            extra.pop("calls", None)
+        seats[seat] = seen[id(policy)] = _jsonable(extra)
+        for key, value in extra.get("metrics", {}).items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                totals[key] = totals.get(key, 0) + value
+    if "prompt_tokens" in totals and "completion_tokens" in totals:
+        totals["llm_tokens"] = totals["prompt_tokens"] + totals["completion_tokens"]
+    if totals.get("llm_outputs"):
+        totals["llm_valid_output_rate"] = totals.get("llm_valid_outputs", 0) / totals["llm_outputs"]
+    return seats, _jsonable(totals)
+
+
+def run_episode(
+    env: Any,
+    team: Team,
+    seed: int | None = None,
+    record_text: bool = True,
+    should_stop: Callable[[], bool] | None = None,
+) -> dict:
     """Play one episode and return its record.
+
+    Besides playing, the loop serves the optional extras of policies and wrappers:
+
+    - when ``info["tom_questions"]`` (a probe wrapper's questions, each ``{"id", "question"}``)
+      is set for the agent to move, or at its final ``last()``, and its policy has
+      ``answer(question) -> str``, each question is answered and the replies go back through
+      ``env.answer_questions(agent, {id: reply})``;
+    - after the episode, ``episode_record()`` of every wrapper around the task (outermost
+      first): its ``"metrics"`` join the record's metrics, its other keys join the record;
+    - and ``episode_record()`` of every policy, stored under ``record["seats"][seat]``; the
+      numeric metrics of the seats are summed into the record's metrics as team totals
+      (without replacing the env's own), with ``llm_tokens`` (prompt + completion) and
+      ``llm_valid_output_rate`` (``llm_valid_outputs / llm_outputs``) derived when present.
 
     Args:
         env: a PettingZoo AEC env (a MASE task, possibly wrapped).
         team: seat -> policy; every seat of ``env.possible_agents`` needs one.
         seed: episode seed; each policy gets its own seed derived from it.
         record_text: store each turn's text observation in the record.
+        should_stop: checked before each action; when it returns true the episode is
+            abandoned with :class:`EpisodeStopped` (an evaluation being interrupted).
 
     Returns:
-        ``{"seed", "turns", "messages", "returns", "metrics"}``; each turn holds the round,
-        agent, text observation, the policy's action as given, what the env made of it and
-        the reward received since the agent's previous turn.
+        ``{"seed", "turns", "messages", "returns", "metrics"}`` plus what wrappers and
+        policies add (``"seats"``, ``"probes"``, ...); each turn holds the round, agent, text
+        observation, the policy's action as given, what the env made of it and the reward
+        received since the agent's previous turn.
     """
     missing = [a for a in env.possible_agents if a not in team]
     if missing:
@@ -106,10 +207,13 @@ def run_episode(env: Any, team: Team, seed: int | None = None, record_text: bool
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
         returns[agent] += float(reward)
+        _answer_questions(env, agent, team[agent], info)
         if terminated or truncated:
             metrics = metrics or dict(info.get("metrics", {}))
             env.step(None)
             continue
+        if should_stop is not None and should_stop():
+            raise EpisodeStopped
         action = team[agent].act(obs, info)
         turn = {"round": base.round, "agent": agent, "action": _jsonable(action)}
         if record_text:
@@ -134,20 +238,72 @@ def run_episode(env: Any, team: Team, seed: int | None = None, record_text: bool
         for e in base.event_log
         if e.kind == "message"
     ]
-    return {
+    record = {
         "seed": seed,
         "turns": turns,
         "messages": messages,
         "returns": returns,
         "metrics": _jsonable(metrics),
     }
+    _merge_wrapper_records(env, record)
+    seats, totals = _policy_records(env, team)
+    if seats:
+        record["seats"] = seats
+        for key, value in totals.items():
+            record["metrics"].setdefault(key, value)
+    return record
 
 
 # -- evaluations ------------------------------------------------------------------------------
 
+#: Levels of Theory-of-Mind probes, in the order tables show them.
+TOM_LEVELS = ("introspection", "first_order", "second_order")
+
+#: Metrics of model usage that a summary also totals over all episodes, failed ones included.
+USAGE_KEYS = (
+    "llm_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "llm_tokens",
+    "cost_usd",
+    "latency_s",
+    "llm_errors",
+)
+
+
+def _tom_accuracy(records: list[dict]) -> dict[str, dict]:
+    """Accuracy per level pooled over every probe of the records (unanswered count wrong).
+
+    Pooled, as the paper counts it, rather than a mean of per-episode accuracies, which would
+    weigh an episode with one question like one with twenty.
+    """
+    pooled: dict[str, list[int]] = {}
+    for record in records:
+        for probe in record.get("probes") or []:
+            counts = pooled.setdefault(str(probe.get("level")), [0, 0])
+            counts[0] += probe.get("correct") is True
+            counts[1] += 1
+    return {
+        level: {"accuracy": correct / n, "correct": correct, "n": n}
+        for level, (correct, n) in sorted(pooled.items(), key=lambda kv: _level_order(kv[0]))
+    }
+
+
+def _level_order(level: str) -> tuple[int, str]:
+    return (TOM_LEVELS.index(level) if level in TOM_LEVELS else len(TOM_LEVELS), level)
+
 
 def summarize(records: list[dict]) -> dict:
-    """Mean, std, 95% CI half-width and n of every numeric metric over finished episodes."""
+    """Statistics of an evaluation's records, whatever their order.
+
+    Returns:
+        ``episodes`` and ``failed`` counts; ``metrics``: mean, std, 95% CI half-width and n of
+        every numeric metric over finished episodes; ``counts``: tallies of text metrics;
+        when probes were asked, ``tom``: per level, the accuracy pooled over all questions
+        with its counts; when a model played, ``usage``: totals of :data:`USAGE_KEYS` over
+        all episodes, failed ones included (they were paid for too).
+    """
+    records = sorted(records, key=lambda r: r.get("episode", 0))  # float sums in a fixed order
     done = [r for r in records if not r.get("failed")]
     summary: dict[str, Any] = {"episodes": len(done), "failed": len(records) - len(done)}
     numeric: dict[str, list[float]] = {}
@@ -171,6 +327,17 @@ def summarize(records: list[dict]) -> dict:
         }
     summary["metrics"] = metrics
     summary["counts"] = counts
+    tom = _tom_accuracy(done)
+    if tom:
+        summary["tom"] = tom
+    usage: dict[str, float] = {}
+    for record in records:
+        source = record.get("usage", {}) if record.get("failed") else record["metrics"]
+        for key in USAGE_KEYS:
+            if isinstance(source.get(key), int | float):
+                usage[key] = usage.get(key, 0) + source[key]
+    if usage:
+        summary["usage"] = usage
     return summary
 
 
@@ -187,6 +354,78 @@ def _read_records(path: Path) -> list[dict]:
     return records
 
 
+def _write_records(path: Path, records: list[dict]) -> None:
+    """Replace ``path`` by ``records`` atomically: an interruption leaves the old or the new."""
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in records)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+#: Env wrappers :func:`evaluate` can apply: (its argument, ``"module:Class"``), innermost
+#: first. The message channel sits on the task; the belief state takes its ``"belief"`` key
+#: out of action dicts before the channel; the probe asks about the events of everything
+#: inside it; the recorder, outermost, sees every action as the policy gave it.
+WRAPPERS = (
+    ("messages", "mase.wrappers.message_channel:MessageChannel"),
+    ("belief", "mase.wrappers.belief_state:BeliefState"),
+    ("probes", "mase.wrappers.tom_probe:ToMProbe"),
+    ("record", "mase.wrappers.recorder:Recorder"),
+)
+
+
+def _wrapper_class(path: str, flag: str) -> type:
+    module_name, _, name = path.partition(":")
+    try:
+        return getattr(importlib.import_module(module_name), name)
+    except (ImportError, AttributeError):
+        raise ValueError(f"{flag}=True needs {path.replace(':', '.')}, which is missing") from None
+
+
+def make_env(env_id: str, env_kwargs: Mapping[str, Any] | None = None, **flags: bool) -> Any:
+    """The task ``env_id`` in the wrappers the flags ask for, in the order of :data:`WRAPPERS`.
+
+    Args:
+        env_id: a registered task id.
+        env_kwargs: task arguments.
+        **flags: ``messages``, ``belief``, ``probes``, ``record`` (each default ``False``).
+
+    Raises:
+        ValueError: an unknown flag, or a wrapper whose module is missing.
+    """
+    unknown = set(flags) - {flag for flag, _ in WRAPPERS}
+    if unknown:
+        raise ValueError(
+            f"unknown wrapper flags {sorted(unknown)}; known: {[f for f, _ in WRAPPERS]}"
+        )
+    env = make(env_id, **dict(env_kwargs or {}))
+    for flag, path in WRAPPERS:
+        if flags.get(flag):
+            env = _wrapper_class(path, flag)(env)
+    return env
+
+
+def _copy_policy(policy: PolicyProtocol, seat: str, concurrency: int) -> PolicyProtocol:
+    """Another worker's copy of ``policy``: its ``spawn()``, else a deep copy."""
+    spawn = getattr(policy, "spawn", None)
+    if callable(spawn):
+        return spawn()
+    try:
+        return copy.deepcopy(policy)
+    except Exception as exc:
+        raise ValueError(
+            f"concurrency={concurrency} needs a copy of the {type(policy).__name__} in seat "
+            f"{seat!r} for each worker, and it cannot be deep-copied ({exc}); give it a "
+            "spawn() method returning a fresh policy, pass a policy name, or use concurrency=1"
+        ) from exc
+
+
+def _uses_llm(name: str) -> bool:
+    return name.partition(":")[0].startswith("llm")
+
+
 def evaluate(
     env_id: str,
     team: str | Mapping[str, str | PolicyProtocol] | Callable[[Any], Team],
@@ -199,8 +438,26 @@ def evaluate(
     progress: bool = False,
     record_text: bool = True,
     label: str | None = None,
+    concurrency: int = 1,
+    llm: Any = None,
+    probes: bool = False,
+    belief: bool = False,
+    record: bool = False,
 ) -> dict:
     """Play ``episodes`` seeded episodes (seeds ``seed``, ``seed + 1``, ...) and summarize.
+
+    With ``concurrency`` K > 1, K workers play episodes at once in threads (model calls wait
+    on the network, not the CPU), each with its own env and its own team: policy names are
+    built once per worker, policy objects are copied with their ``spawn()`` method (which
+    shares thread-safe resources such as a model client and its cache) or else deep-copied,
+    and a callable team is called once per worker's env. Every record depends only on its
+    episode's seed, so the records are the same whatever K; ``episodes.jsonl`` gets one line
+    per finished episode as it finishes (written by the calling thread, flushed and synced),
+    and is rewritten in episode order once all are done.
+
+    The env is the task in these wrappers, innermost first (:data:`WRAPPERS`):
+    ``MessageChannel`` (``messages``), ``BeliefState`` (``belief``), ``ToMProbe``
+    (``probes``), ``Recorder`` (``record``).
 
     Args:
         env_id: a registered task id.
@@ -212,27 +469,42 @@ def evaluate(
             (nothing is written when ``None``).
         resume: continue an interrupted evaluation in ``out``; without it an ``out`` that
             already holds episodes is an error, so nothing is overwritten by accident.
+            Finished episodes are kept, failed ones are played again.
         env_kwargs: task arguments.
-        messages: give the team a :class:`MessageChannel` (the paper's communication
-            condition); ``False`` is the no-communication condition.
+        messages: give the team a :class:`~mase.wrappers.MessageChannel` (the paper's
+            communication condition); ``False`` is the no-communication condition.
         progress: show a progress bar.
         record_text: keep each turn's text observation in the records.
         label: the team's name in tables and ``config.json`` (default: from ``team``).
+        concurrency: episodes played at once.
+        llm: a :class:`mase.llm.LLMConfig` for the team's model seats (``llm``,
+            ``llm-belief``); ``None`` lets them read the environment (``OPENAI_BASE_URL``, ...).
+        probes: ask Theory-of-Mind questions (``ToMProbe``); policies answer with ``answer``.
+        belief: keep belief states (``BeliefState``).
+        record: record every event, and the prompts and replies of model seats (``Recorder``).
 
     Returns:
-        The summary (also written to ``summary.json``).
+        The summary (also written to ``summary.json``), see :func:`summarize`.
+
+    Raises:
+        ValueError: a bad argument, a different set-up in ``out``, or a policy object that
+            cannot be copied for several workers.
+        FileExistsError: ``out`` holds episodes and ``resume`` is false.
     """
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
     env_kwargs = dict(env_kwargs or {})
-    env = make(env_id, **env_kwargs)
-    if messages:
-        env = MessageChannel(env)
+    flags = {"messages": messages, "belief": belief, "probes": probes, "record": record}
+    env = make_env(env_id, env_kwargs, **flags)
     seats = list(env.possible_agents)
     if callable(team) and not isinstance(team, Mapping):
-        policies = dict(team(env))
         default_label = getattr(team, "__name__", "custom")
+        uses_llm = False
+
+        def build_team(env: Any, worker: int) -> dict:
+            return dict(team(env))
     else:
         names = parse_team(team, seats) if isinstance(team, str) else dict(team)
-        policies = {s: make_policy(p, env) if isinstance(p, str) else p for s, p in names.items()}
         default_label = (
             team
             if isinstance(team, str)
@@ -240,13 +512,28 @@ def evaluate(
                 f"{s}={p if isinstance(p, str) else type(p).__name__}" for s, p in names.items()
             )
         )
-    config = {
+        uses_llm = any(isinstance(p, str) and _uses_llm(p) for p in names.values())
+        llm_kwargs = {"llm": llm} if llm is not None else {}
+
+        def build_team(env: Any, worker: int) -> dict:
+            return {
+                s: make_policy(p, env, **llm_kwargs)
+                if isinstance(p, str)
+                else (p if worker == 0 else _copy_policy(p, s, concurrency))
+                for s, p in names.items()
+            }
+
+    config: dict[str, Any] = {
         "env_id": env_id,
         "team": label or default_label,
         "env_kwargs": _jsonable(env_kwargs),
         "messages": messages,
         "seed": seed,
     }
+    # only when set, so that runs made before these options existed still resume
+    config.update({flag: True for flag in ("belief", "probes", "record") if flags[flag]})
+    if uses_llm and llm is not None and getattr(llm, "model", None):
+        config["model"] = llm.model
 
     records: list[dict] = []
     path = None
@@ -269,43 +556,142 @@ def evaluate(
                     "it with the same arguments or choose another output directory"
                 )
         records = [r for r in existing if not r.get("failed")]  # failed ones are retried
-        with path.open("w") as f:  # drop torn lines and failures before appending
-            f.writelines(json.dumps(r) + "\n" for r in records)
+        _write_records(path, records)  # drops torn lines and failures before appending
         old_config.write_text(json.dumps({**config, "episodes": episodes}, indent=2))
 
     done = {r["episode"] for r in records}
     todo = [i for i in range(episodes) if i not in done]
+    workers = max(1, min(concurrency, len(todo)))
+    envs = [env] + [make_env(env_id, env_kwargs, **flags) for _ in range(workers - 1)]
+    try:
+        teams = [build_team(e, w) for w, e in enumerate(envs)]
+    except BaseException:
+        for e in envs:
+            e.close()
+        raise
+
+    def play(env: Any, policies: Team, i: int) -> dict:
+        try:
+            record = run_episode(
+                env, policies, seed=seed + i, record_text=record_text, should_stop=stop.is_set
+            )
+        except Exception as exc:  # a policy or endpoint failure: record it, go on
+            record = {
+                "seed": seed + i,
+                "failed": True,
+                "error": f"{type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc(limit=5),
+            }
+            try:  # what the failed episode cost, as far as the policies can tell
+                _, usage = _policy_records(env, policies)
+            except Exception:  # noqa: BLE001 - the failure itself is what gets recorded
+                usage = {}
+            usage = {k: v for k, v in usage.items() if k in USAGE_KEYS}
+            if usage:
+                record["usage"] = usage
+        return {"episode": i, **record}
+
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=episodes, initial=episodes - len(todo), desc=config["team"], unit="ep")
+
+    def finished(record: dict) -> None:
+        records.append(record)
+        if path is not None:
+            with path.open("a") as f:
+                f.write(json.dumps(record) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+        if bar is not None:
+            bar.update(1)
+
+    stop = threading.Event()
     try:
-        for i in todo:
-            try:
-                record = run_episode(env, policies, seed=seed + i, record_text=record_text)
-            except Exception as exc:  # a policy or endpoint failure: record it, go on
-                record = {
-                    "seed": seed + i,
-                    "failed": True,
-                    "error": f"{type(exc).__name__}: {exc}",
-                    "traceback": traceback.format_exc(limit=5),
-                }
-            record = {"episode": i, **record}
-            records.append(record)
-            if path is not None:
-                with path.open("a") as f:
-                    f.write(json.dumps(record) + "\n")
-                    f.flush()
-                    os.fsync(f.fileno())
-            if bar is not None:
-                bar.update(1)
+        if workers == 1:
+            for i in todo:
+                finished(play(envs[0], teams[0], i))
+        else:
+            _play_concurrently(todo, list(zip(envs, teams, strict=True)), play, finished, stop)
     finally:
         if bar is not None:
             bar.close()
-        env.close()
+        for e in envs:
+            e.close()
 
+    records.sort(key=lambda r: r["episode"])
+    if path is not None:
+        _write_records(path, records)  # episode order, whatever order they finished in
     summary = {**config, **summarize(records)}
     if out is not None:
         (Path(out) / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary
+
+
+def _play_concurrently(
+    todo: list[int],
+    workers: list[tuple[Any, Team]],
+    play: Callable[[Any, Team, int], dict],
+    finished: Callable[[dict], None],
+    stop: threading.Event,
+) -> None:
+    """Play the episodes ``todo`` with one thread per (env, team) worker.
+
+    The workers take episode numbers from a shared queue and hand records back; only the
+    calling thread writes them (one writer, so lines never interleave). When anything is
+    raised (a policy's ``KeyboardInterrupt``, Ctrl-C in the calling thread), ``stop`` makes
+    the other workers abandon their episodes at their next turn; the records that finished
+    are still written, then the exception goes on up.
+    """
+    tasks: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for i in todo:
+        tasks.put(i)
+    results: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+
+    def work(env: Any, policies: Team) -> None:
+        try:
+            while not stop.is_set():
+                try:
+                    i = tasks.get_nowait()
+                except queue.Empty:
+                    break
+                results.put(("record", play(env, policies, i)))
+        except EpisodeStopped:
+            pass
+        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+            stop.set()
+            results.put(("raise", exc))
+        finally:
+            results.put(("exit", None))
+
+    threads = [
+        threading.Thread(target=work, args=worker, name=f"mase-eval-{n}", daemon=True)
+        for n, worker in enumerate(workers)
+    ]
+    for thread in threads:
+        thread.start()
+    error: BaseException | None = None
+    running = len(threads)
+    try:
+        while running:
+            kind, value = results.get()
+            if kind == "record":
+                finished(value)
+            elif kind == "raise":
+                error = error or value
+            else:
+                running -= 1
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+        while True:  # records handed back while the calling thread was being interrupted
+            try:
+                kind, value = results.get_nowait()
+            except queue.Empty:
+                break
+            if kind == "record":
+                finished(value)
+    if error is not None:
+        raise error

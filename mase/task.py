@@ -15,7 +15,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from pettingzoo import AECEnv
 
-from mase.events import Event, Message
+from mase.events import Event, FactKey, Message
+from mase.knowledge import KnowledgeTracker
 from mase.spaces import check_obs_mode, clean_text
 
 
@@ -33,6 +34,29 @@ class ActionParse(NamedTuple):
     message: str | None = None
 
 
+#: The wrapper that takes each key of an action dict.
+ACTION_KEYS = {
+    "message": "mase.wrappers.MessageChannel",
+    "to": "mase.wrappers.MessageChannel",
+    "belief": "mase.wrappers.BeliefState",
+}
+
+
+def unclaimed_keys(action: dict) -> str:
+    """The error for an action dict that reached the task with keys no wrapper took."""
+    keys = sorted(k for k in action if k != "action")
+    needs = sorted({ACTION_KEYS[k] for k in keys if k in ACTION_KEYS})
+    unknown = [k for k in keys if k not in ACTION_KEYS]
+    parts = [f"the action dict's keys {keys} were not taken by any wrapper"]
+    if needs:
+        parts.append(f"wrap the env with {' and '.join(needs)}")
+    if unknown:
+        parts.append(
+            f"unknown keys {unknown} (known: 'action', {', '.join(map(repr, ACTION_KEYS))})"
+        )
+    return "; ".join(parts)
+
+
 class TaskEnv(AECEnv):
     """Shared machinery of MASE tasks (see the module docstring).
 
@@ -45,6 +69,11 @@ class TaskEnv(AECEnv):
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": True}
     #: ``"module:attribute"`` of the task's scripted policy class (the default teammate).
     scripted_policy: str | None = None
+    #: ``"module:function"`` of the task's offline language model: a responder for
+    #: :class:`mase.llm.OfflineServer` that reads only the prompt.
+    language_model: str | None = None
+    #: ``"module:attribute"`` of the task's built-in Theory-of-Mind probe hooks (a sequence).
+    tom_probes: str | None = None
 
     def __init__(self, obs_mode: str = "both", render_mode: str | None = None):
         super().__init__()
@@ -62,11 +91,15 @@ class TaskEnv(AECEnv):
         self.event_log: list[Event] = []
         self._inbox: dict[str, list[Event]] = {}
         self._turn_messages: dict[str, str] = {}
+        self._tracker: KnowledgeTracker | None = None
+        self._tracked = 0
 
     # -- observations -------------------------------------------------------------------------
 
     def observe(self, agent: str) -> dict[str, Any]:
         """The agent's observation: a dict with the keys ``obs_mode`` asks for."""
+        if agent == self.agent_selection:
+            self._turn_started()
         obs: dict[str, Any] = {}
         if self._want_vector:
             obs["observation"] = self._vector(agent)
@@ -110,6 +143,16 @@ class TaskEnv(AECEnv):
         self.event_log = []
         self._inbox = {agent: [] for agent in self.possible_agents}
         self._turn_messages = {}
+        self._tracker = None
+        self._tracked = 0
+
+    def _turn_started(self) -> None:
+        """Hook: the selected agent's turn has begun and what it sees may now be read.
+
+        Called when its observation is built, when knowledge is asked for and (by tasks) in
+        ``step``; a task that logs what an agent sees at the start of its turn does it here,
+        once per turn. The default does nothing.
+        """
 
     def _begin_turn(self, agent: str) -> None:
         """The agent acts now: what it was shown is consumed and its inbox starts afresh."""
@@ -165,6 +208,56 @@ class TaskEnv(AECEnv):
 
     def close(self) -> None:
         """Release resources; the built-in tasks hold none."""
+
+    # -- facts and knowledge ------------------------------------------------------------------
+
+    def knowledge(self) -> KnowledgeTracker:
+        """Who knows what now: the episode's tracker, brought up to date with the event log.
+
+        Built on first use and fed incrementally, so a task that never asks pays nothing. The
+        facts a message states (read with :meth:`parse_facts`) enter its recipients' knowledge
+        as the sender's claims, right or wrong.
+        """
+        if self.agents:
+            self._turn_started()
+        if self._tracker is None:
+            self._tracker = KnowledgeTracker(self._message_facts)
+            self._tracked = 0
+        log = self.event_log
+        for event in log[self._tracked :]:
+            self._tracker.update(event)
+        self._tracked = len(log)
+        return self._tracker
+
+    def _message_facts(self, text: str) -> dict[FactKey, Any]:
+        try:
+            return self.parse_facts(text)
+        except NotImplementedError:
+            return {}
+
+    def true_facts(self) -> dict[FactKey, Any]:
+        """Every fact of the world now, in the fact keys of events (the ground truth)."""
+        raise NotImplementedError
+
+    def parse_facts(self, text: str) -> dict[FactKey, Any]:
+        """The facts a text states, in the task's fact sentences."""
+        raise NotImplementedError
+
+    def belief_facts(self, text: str) -> dict[FactKey, Any]:
+        """The facts a belief state holds; by default every fact sentence in it."""
+        return self.parse_facts(text)
+
+    def facts_text(self, facts: dict[FactKey, Any]) -> str:
+        """Write facts as the task's fact sentences (``parse_facts`` reads them back)."""
+        raise NotImplementedError
+
+    def belief_template(self, agent: str) -> str:
+        """The initial belief state an LLM agent starts from and rewrites (belief mode)."""
+        raise NotImplementedError
+
+    def oracle_belief(self, agent: str) -> str:
+        """What ``agent`` really knows now, in the belief template's format."""
+        raise NotImplementedError
 
     # -- language interface -------------------------------------------------------------------
 

@@ -24,6 +24,15 @@ def test_help_everywhere():
         assert "usage: mase" in result.stdout
 
 
+def test_eval_help_lists_the_model_options(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["eval", "--help"])
+    assert exit_info.value.code == 0
+    printed = capsys.readouterr().out
+    for flag in ("--concurrency", "--offline", "--no-cache", "--probes", "--error-rate-429"):
+        assert flag in printed, flag
+
+
 def test_list(capsys):
     assert main(["list"]) == 0
     assert "mase/SearchRescue-v0" in capsys.readouterr().out
@@ -106,3 +115,85 @@ def test_play_a_seat_from_the_terminal():
     assert "Not a legal action" in result.stdout
     assert "room 7 does not exist" in result.stdout
     assert "input ended" in result.stderr
+
+
+# -- model seats ------------------------------------------------------------------------------
+
+ENV = "mase/SearchRescue-v0"
+
+
+def test_eval_a_mixed_llm_team_offline_concurrently(tmp_path, capsys):
+    out = tmp_path / "run"
+    args = ["eval", ENV, "--team", "alpha=llm,bravo=scripted,charlie=random", "--offline"]
+    args += ["--episodes", "3", "--concurrency", "2", "--probes", "--quiet"]
+    args += ["--cache", str(tmp_path / "cache.sqlite"), "--out", str(out)]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    for words in ("LLM calls", "tokens", "cost $", "model usage", "introspection", "offline"):
+        assert words in printed, words
+    records = [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines()]
+    assert [r["episode"] for r in records] == [0, 1, 2]
+    assert all(r["metrics"]["llm_calls"] >= r["metrics"]["rounds"] for r in records)
+    assert all(set(r["seats"]) == {"alpha"} and "calls" not in r["seats"]["alpha"] for r in records)
+    assert all(r["probes"] for r in records)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["probes"] is True and summary["usage"]["llm_calls"] > 0
+    assert set(summary["tom"]) <= {"introspection", "first_order", "second_order"}
+
+
+def test_record_keeps_the_prompts(tmp_path, capsys):
+    pytest.importorskip("mase.wrappers.recorder")
+    out = tmp_path / "run"
+    args = ["eval", ENV, "--team", "alpha=llm,bravo=scripted,charlie=scripted", "--offline"]
+    args += ["--episodes", "1", "--record", "--no-cache", "--quiet", "--out", str(out)]
+    assert main(args) == 0
+    (record,) = [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines()]
+    calls = record["seats"]["alpha"]["calls"]
+    assert calls and calls[0]["messages"] and calls[0]["reply"]
+    assert record["events"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (["--team", "llm", "--latency", "0.1"], "add --offline"),
+        (["--team", "llm", "--offline", "--base-url", "http://127.0.0.1:1/v1"], "--base-url"),
+        (["--team", "scripted", "--model", "gpt-4o"], "no team here has one"),
+        (["--team", "scripted", "--offline"], "no team here has one"),
+        (["--team", "llm", "--offline", "--prices", "/nonexistent/prices.json"], "prices.json"),
+        (["--team", "llm", "--model", "gpt-4o"], "OPENAI_API_KEY"),
+    ],
+)
+def test_bad_model_options_are_one_clear_line(extra, words, monkeypatch, capsys):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MASE_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(["eval", ENV, "--episodes", "1", "--quiet", "--no-messages", *extra]) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [["--concurrency", "0"], ["--no-cache", "--cache", "x.sqlite"], ["--concurrency", "two"]],
+)
+def test_bad_flags_are_usage_errors(extra, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["eval", ENV, "--team", "llm", *extra])
+    assert exit_info.value.code == 2
+    assert "usage: mase eval" in capsys.readouterr().err
+
+
+def test_presets_use_the_offline_model_unless_told_otherwise(monkeypatch):
+    from mase.cli import build_parser, model_endpoint
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://203.0.113.7/v1")  # must not be called
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-sent")
+    args = build_parser().parse_args(["eval", "--preset", "paper-table1", "--no-cache"])
+    with model_endpoint(args, ENV, ["llm"], offline_default=True) as (config, where):
+        assert config.base_url.startswith("http://127.0.0.1:") and "offline" in where
+        assert config.resolved_api_key() == "offline" and config.cache is False
+    args = build_parser().parse_args(["eval", "--preset", "paper-table1", "--model", "gpt-4o"])
+    with model_endpoint(args, ENV, ["llm"], offline_default=True) as (config, where):
+        assert config.base_url == "http://203.0.113.7/v1" and config.model == "gpt-4o"
+    with pytest.raises(ValueError, match="--model"), model_endpoint(args, ENV, []):
+        pass

@@ -5,7 +5,14 @@ import importlib
 
 import pytest
 
-MODULES = ["mase", "mase.registry", "mase.envs.search_rescue.env", "mase.llm.server"]
+MODULES = [
+    "mase",
+    "mase.registry",
+    "mase.envs.search_rescue.env",
+    "mase.llm.server",
+    "mase.llm.prompts",
+    "mase.wrappers.tom_probe",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

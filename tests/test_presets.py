@@ -1,7 +1,7 @@
 import pytest
 
 from mase.cli import main
-from mase.presets import PRESETS, comparison_table, load_preset
+from mase.presets import PRESETS, comparison_table, load_preset, tom_table, usage_line
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
@@ -23,6 +23,9 @@ def test_paper_table1_preset_prints_both_columns(tmp_path, capsys):
                 "--episodes",
                 "2",
                 "--quiet",
+                "--no-cache",
+                "--concurrency",
+                "2",
                 "--out",
                 str(tmp_path),
             ]
@@ -40,8 +43,18 @@ def test_paper_table1_preset_prints_both_columns(tmp_path, capsys):
         "mappo",
         "sb3-ppo",
         "scripted",
+        "llm (offline model)",
+        "llm + belief (offline model)",
+        "GPT-4 + belief",
+        "28.3 ± 2.6",  # the paper's GPT-4 rounds
+        "paper first order",
+        "97.2%",  # the paper's GPT-4 + belief introspection
+        "model usage",
+        "not a hosted LLM",
     ):
         assert words in out, words
+    tom = out[out.index("Theory-of-Mind") :]
+    assert "llm + belief (offline model)" in tom and "random" not in tom
     assert len(list(tmp_path.rglob("summary.json"))) == len(load_preset("paper-table1").teams)
 
 
@@ -50,3 +63,27 @@ def test_comparison_table_marks_missing_runs():
     table = comparison_table(preset, {})
     assert table.splitlines()[2].startswith("random")
     assert "n/a" in table  # the paper has no valid-action rate for non-LLM teams
+
+
+def test_tom_table_pools_per_level_beside_the_paper():
+    summaries = [
+        {"team": "a", "tom": {"introspection": {"accuracy": 0.5, "correct": 1, "n": 2}}},
+        {"team": "b", "metrics": {}},  # asked nothing: no row
+    ]
+    table = tom_table(summaries, {"a": {"tom_introspection": 0.8}})
+    lines = table.splitlines()
+    assert lines[0].split("  ")[:2] == ["team", "introspection"]
+    assert len(lines) == 3 and lines[2].startswith("a ")
+    assert "50.0% (n=2)" in table and "80.0%" in table
+    assert "paper" not in tom_table(summaries)
+
+
+def test_usage_line_totals():
+    summary = {
+        "team": "llm",
+        "usage": {"llm_calls": 1200, "llm_tokens": 5000, "prompt_tokens": 4000,
+                  "completion_tokens": 1000, "cost_usd": 0.0125, "latency_s": 3.25},
+    }  # fmt: skip
+    line = usage_line(summary)
+    assert line.startswith("llm model usage: 1,200 calls, 5,000 tokens (4,000 prompt")
+    assert "$0.0125" in line and "3.2 s" in line

@@ -2,6 +2,7 @@ import json
 
 import numpy as np
 import pytest
+from pettingzoo.utils.wrappers import BaseWrapper
 
 import mase
 from mase.agents import RandomPolicy
@@ -136,3 +137,214 @@ def test_no_messages_is_the_silent_condition():
     team = {a: mase.agents.make_policy("scripted", env) for a in env.possible_agents}
     record = run_episode(env, team, seed=0)
     assert record["messages"] == []
+
+
+# -- concurrency, extras of policies and wrappers ---------------------------------------------
+
+
+def _lines(path):
+    return [json.loads(line) for line in (path / "episodes.jsonl").read_text().splitlines()]
+
+
+class Spawning(RandomPolicy):
+    """Random with a spawn() that counts its copies."""
+
+    spawned = 0
+
+    def spawn(self):
+        Spawning.spawned += 1
+        return Spawning()
+
+
+def test_records_are_the_same_whatever_the_concurrency(tmp_path):
+    one = mase.evaluate(ENV, "random", episodes=8, seed=7, out=tmp_path / "k1")
+    team = {"alpha": Spawning(), "bravo": RandomPolicy(use_mask=False), "charlie": "scripted"}
+    mixed = [
+        mase.evaluate(ENV, team, episodes=8, seed=7, out=tmp_path / f"mixed{k}", concurrency=k)
+        for k in (1, 4)
+    ]
+    four = mase.evaluate(ENV, "random", episodes=8, seed=7, out=tmp_path / "k4", concurrency=4)
+    assert _lines(tmp_path / "k1") == _lines(tmp_path / "k4")
+    assert [r["episode"] for r in _lines(tmp_path / "k4")] == list(range(8))
+    assert one["metrics"] == four["metrics"]
+    assert _lines(tmp_path / "mixed1") == _lines(tmp_path / "mixed4")
+    assert mixed[0]["metrics"] == mixed[1]["metrics"]
+    assert Spawning.spawned == 3  # one policy per worker, the given one in the first
+
+
+def test_interrupted_concurrent_run_resumes_without_loss_or_duplicates(tmp_path):
+    mase.evaluate(ENV, "random", episodes=10, seed=100, out=tmp_path / "full")
+    part = tmp_path / "part"
+    team = {"alpha": Interrupt(stop_at_seed=104), "bravo": "random", "charlie": "random"}
+    with pytest.raises(KeyboardInterrupt):
+        mase.evaluate(ENV, team, episodes=10, seed=100, out=part, label="random", concurrency=3)
+    written = _lines(part)
+    episodes = [r["episode"] for r in written]
+    assert 4 not in episodes and len(set(episodes)) == len(episodes) < 10
+    assert not any(r.get("failed") for r in written)
+    summary = mase.evaluate(
+        ENV, "random", episodes=10, seed=100, out=part, resume=True, concurrency=3
+    )
+    assert summary["episodes"] == 10 and summary["failed"] == 0
+    assert _lines(part) == _lines(tmp_path / "full")
+
+
+def test_concurrent_failures_are_recorded_with_the_reason(tmp_path):
+    team = {"alpha": Broken(), "bravo": "random", "charlie": "random"}
+    summary = mase.evaluate(ENV, team, episodes=5, seed=0, out=tmp_path, concurrency=2)
+    assert summary["failed"] == 5 and summary["episodes"] == 0
+    lines = _lines(tmp_path)
+    assert [r["episode"] for r in lines] == [0, 1, 2, 3, 4]
+    assert all("ConnectionError: endpoint went away" in r["error"] for r in lines)
+
+
+class Uncopyable(RandomPolicy):
+    def __deepcopy__(self, memo):
+        raise TypeError("holds a socket")
+
+
+def test_a_policy_object_without_spawn_or_copy_is_a_clear_error():
+    team = {"alpha": Uncopyable(), "bravo": "random", "charlie": "random"}
+    with pytest.raises(ValueError, match="spawn"):
+        mase.evaluate(ENV, team, episodes=2, concurrency=2)
+    assert mase.evaluate(ENV, team, episodes=2)["episodes"] == 2  # one worker needs no copy
+    with pytest.raises(ValueError, match="at least 1"):
+        mase.evaluate(ENV, "random", episodes=2, concurrency=0)
+
+
+class QuizProbe(BaseWrapper):
+    """A stand-in for ToMProbe: asks each agent to move whether it is its turn."""
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed, options=options)
+        self.probes = {}
+        self._ask()
+
+    def step(self, action):
+        super().step(action)
+        self._ask()
+
+    def _ask(self):
+        base = self.env.unwrapped
+        if not base.agents:
+            return
+        agent = base.agent_selection
+        qid = f"q{len(self.probes)}"
+        self.probes[qid] = {"id": qid, "level": "introspection", "asked": agent, "reply": None}
+        base.infos[agent]["tom_questions"] = [{"id": qid, "question": f"Is it {agent}'s turn?"}]
+
+    def answer_questions(self, agent, replies):
+        for qid, reply in replies.items():
+            assert self.probes[qid]["asked"] == agent
+            self.probes[qid]["reply"] = reply
+            self.probes[qid]["correct"] = reply.startswith("Yes")
+
+    def episode_record(self):
+        probes = list(self.probes.values())
+        right = sum(p.get("correct") is True for p in probes)
+        return {"metrics": {"tom_introspection": right / len(probes)}, "probes": probes}
+
+
+class Prompts(BaseWrapper):
+    """A stand-in for the Recorder: asks for the policies' prompts."""
+
+    record_prompts = True
+
+    def episode_record(self):
+        return {"events": ["all of them"]}
+
+
+class Talker(RandomPolicy):
+    """Random, answers probes, and reports model-like usage."""
+
+    def __init__(self, reply):
+        super().__init__()
+        self.reply = reply
+
+    def reset(self, agent, env, seed=None):
+        super().reset(agent, env, seed)
+        self.turns = 0
+
+    def act(self, observation, info):
+        self.turns += 1
+        return super().act(observation, info)
+
+    def answer(self, question):
+        return self.reply
+
+    def episode_record(self):
+        metrics = {
+            "llm_calls": self.turns,
+            "llm_outputs": self.turns,
+            "llm_valid_outputs": self.turns - 1,
+            "prompt_tokens": 10 * self.turns,
+            "completion_tokens": 2 * self.turns,
+            "cost_usd": 0.5,
+            "score": -1,  # never replaces the env's metric of that name
+        }
+        return {"metrics": metrics, "calls": [{"turn": t} for t in range(self.turns)]}
+
+
+def test_probe_questions_are_answered_and_records_merged():
+    env = QuizProbe(mase.wrappers.MessageChannel(mase.make(ENV)))
+    team = {"alpha": Talker("Yes, it is."), "bravo": Talker("No."), "charlie": RandomPolicy()}
+    record = run_episode(env, team, seed=3)
+    json.dumps(record)
+    probes = record["probes"]
+    assert probes and all(p["reply"] is not None for p in probes if p["asked"] != "charlie")
+    assert all(p["reply"] is None for p in probes if p["asked"] == "charlie")
+    assert {p["correct"] for p in probes if p["asked"] == "alpha"} == {True}
+    alpha = sum(p["asked"] == "alpha" for p in probes)
+    assert record["metrics"]["tom_introspection"] == pytest.approx(alpha / len(probes))
+    assert set(record["seats"]) == {"alpha", "bravo"}
+    turns = {a: sum(t["agent"] == a for t in record["turns"]) for a in ("alpha", "bravo")}
+    assert record["seats"]["alpha"]["metrics"]["llm_calls"] == turns["alpha"]
+    assert "calls" not in record["seats"]["alpha"]
+    metrics = record["metrics"]
+    assert metrics["llm_calls"] == turns["alpha"] + turns["bravo"]
+    assert metrics["llm_tokens"] == 12 * metrics["llm_calls"]
+    assert metrics["llm_valid_output_rate"] == pytest.approx(1 - 2 / metrics["llm_calls"])
+    assert metrics["cost_usd"] == 1.0 and metrics["score"] >= 0
+
+    record = run_episode(Prompts(env), team, seed=3)
+    assert record["events"] == ["all of them"]
+    assert len(record["seats"]["bravo"]["calls"]) == turns["bravo"]
+
+
+def test_summary_pools_tom_accuracy_and_totals_usage():
+    probes = [{"level": "first_order", "correct": c} for c in (True, True, False, None)]
+    records = [
+        {"episode": 1, "metrics": {"llm_calls": 4, "cost_usd": 0.25}, "probes": probes},
+        {"episode": 0, "metrics": {"llm_calls": 2, "cost_usd": 0.25}, "probes": probes[:1]},
+        {"episode": 2, "failed": True, "error": "x", "usage": {"llm_calls": 1}},
+    ]
+    summary = summarize(records)
+    assert summary["tom"] == {"first_order": {"accuracy": 0.6, "correct": 3, "n": 5}}
+    assert summary["usage"] == {"llm_calls": 7, "cost_usd": 0.5}
+    assert summary["metrics"]["llm_calls"]["mean"] == 3.0
+    assert "usage" not in summarize([{"episode": 0, "metrics": {"score": 1}}])
+
+
+def _without_latency(value):
+    if isinstance(value, dict):
+        return {k: _without_latency(v) for k, v in value.items() if k != "latency_s"}
+    if isinstance(value, list):
+        return [_without_latency(v) for v in value]
+    return value
+
+
+def test_llm_team_records_do_not_depend_on_concurrency(tmp_path):
+    from mase.llm import LLMConfig, offline_server
+
+    team = "alpha=llm,bravo=llm-belief,charlie=scripted"
+    with offline_server(ENV) as server:
+        config = LLMConfig(base_url=server.base_url, cache=False)
+        for k in (1, 3):
+            mase.evaluate(
+                ENV, team, episodes=3, seed=11, out=tmp_path / f"k{k}", llm=config,
+                concurrency=k, probes=True,
+            )  # fmt: skip
+    one, three = (_without_latency(_lines(tmp_path / k)) for k in ("k1", "k3"))
+    assert one == three
+    assert all(r["seats"]["bravo"]["metrics"]["belief_calls"] > 0 for r in one)
+    assert all(r["probes"] and r["metrics"]["llm_calls"] > 0 for r in one)

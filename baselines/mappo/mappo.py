@@ -377,9 +377,9 @@ def train(args: Args) -> Path:
             "charts/sps": round(sps),
             "perf/rollout_sps": round(rollout_sps),
             "perf/episodes": len(finished),
-            "losses/pg_loss": round(float(pg_loss), 5),
-            "losses/v_loss": round(float(v_loss), 5),
-            "losses/entropy": round(float(entropy), 4),
+            "losses/pg_loss": round(pg_loss.item(), 5),
+            "losses/v_loss": round(v_loss.item(), 5),
+            "losses/entropy": round(entropy.item(), 4),
             "losses/approx_kl": round(approx_kl, 5),
         }
         if writer is None:

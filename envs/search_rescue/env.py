@@ -10,13 +10,14 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 
+from mase.envs.search_rescue import belief as beliefs
 from mase.envs.search_rescue import render as board
 from mase.envs.search_rescue import text as words
 from mase.envs.search_rescue import world
 from mase.envs.search_rescue.vector import ObservationCodec, StateCodec
 from mase.events import Event
 from mase.spaces import observation_space
-from mase.task import ActionParse, TaskEnv
+from mase.task import ActionParse, TaskEnv, unclaimed_keys
 
 _RESULT_KINDS = frozenset(("move", "inspect", "cut", "explode", "invalid"))
 
@@ -126,6 +127,8 @@ class SearchRescueEnv(TaskEnv):
         "is_parallelizable": True,
     }
     scripted_policy = "mase.envs.search_rescue.scripted:ScriptedRescuer"
+    language_model = "mase.envs.search_rescue.language_model:respond"
+    tom_probes = "mase.envs.search_rescue.tom:PAPER_PROBES"
 
     def __init__(
         self,
@@ -220,6 +223,7 @@ class SearchRescueEnv(TaskEnv):
         self._previous_outputs: tuple | None = None
         self._stale_rounds = 0
         self._turns = 0
+        self._observed_turn = -1
         self._invalid = 0
         self._ended_by = ""
 
@@ -233,12 +237,9 @@ class SearchRescueEnv(TaskEnv):
             return
         if not self.agents:
             raise RuntimeError("the episode is over; call reset() to start a new one")
+        self._turn_started()
         self._begin_turn(agent)
         self._cumulative_rewards[agent] = 0.0
-        # what the agent saw when it chose this action, logged for the knowledge tracker; not
-        # delivered, since the agent's observation already showed it
-        view = self._view(agent)
-        self.emit(Event("observe", agent, view, self._alone[agent], self.world.round), False)
 
         events, reward, index = self._resolve(agent, action)
         for event in events:
@@ -267,6 +268,23 @@ class SearchRescueEnv(TaskEnv):
         self.agent_selection = self.agents[(self.agents.index(agent) + 1) % len(self.agents)]
         self._accumulate_rewards()
 
+    def _turn_started(self) -> None:
+        """Log what the selected agent sees at the start of its turn, once per turn.
+
+        An ``observe`` event for the knowledge tracker, not delivered: the agent's observation
+        already shows it. It is logged when the observation is first built, when knowledge is
+        asked for, or at the latest when the agent acts; the world does not change in between,
+        so the view is the same whichever comes first.
+        """
+        if self._observed_turn == self._turns or self.world is None:
+            return
+        agent = self.agent_selection
+        if self.terminations.get(agent, True) or self.truncations.get(agent, True):
+            return
+        self._observed_turn = self._turns
+        view = self._view(agent)
+        self.emit(Event("observe", agent, view, self._alone[agent], self.world.round), False)
+
     def _resolve(self, agent: str, action: Any) -> tuple[list, float, int | None]:
         """Turn whatever the policy gave into events; unusable input is an invalid action."""
         if isinstance(action, str):
@@ -276,10 +294,7 @@ class SearchRescueEnv(TaskEnv):
                 return [event], 0.0, None
             action = parsed.action
         elif isinstance(action, dict):
-            raise TypeError(
-                "SearchRescueEnv.step takes an action index or text; to send messages wrap "
-                "the env with mase.wrappers.MessageChannel"
-            )
+            raise TypeError(unclaimed_keys(action))
         try:
             # operator.index accepts ints and numpy integers but not floats (int(2.7) would
             # silently become action 2) nor None
@@ -450,3 +465,36 @@ class SearchRescueEnv(TaskEnv):
     def parse_facts(self, text: str) -> dict:
         """The facts stated in ``text`` (observation sentences or a message)."""
         return words.parse_facts(text)
+
+    def belief_template(self, agent: str) -> str:
+        """The paper's initial belief state for ``agent`` (see :mod:`.belief`)."""
+        return beliefs.template(self.layout, agent, self.max_cycles)
+
+    def oracle_belief(self, agent: str) -> str:
+        """What ``agent`` really knows now, in the belief format (see :mod:`.belief`)."""
+        if self.world is None:
+            raise RuntimeError("call reset() before oracle_belief()")
+        last = next(
+            (e for e in reversed(self.event_log) if e.actor == agent and e.kind in _RESULT_KINDS),
+            None,
+        )
+        result = words.own_result_text(self.layout, self.world, last) if last else None
+        messages = [(e.actor, e.note) for e in self.received_messages(agent)]
+        return beliefs.oracle(
+            self.layout,
+            agent,
+            self.knowledge(),
+            self.true_facts(),
+            self.max_cycles,
+            result,
+            messages,
+            self.legal_actions_text(agent),
+        )
+
+    def belief_facts(self, text: str) -> dict:
+        """The facts a belief state holds (its fact sections; see :func:`.belief.facts`)."""
+        return beliefs.facts(text)
+
+    def facts_text(self, facts: dict) -> str:
+        """Write facts as fact sentences (:meth:`parse_facts` reads them back)."""
+        return words.facts_text(facts, self.max_cycles)

@@ -1,33 +1,58 @@
 """The scripted language model of search and rescue: a "model" that reads only its prompt.
 
 :func:`respond` is a responder for :class:`mase.llm.OfflineServer`. It finds the rules text
-(``env.rules_text(agent)``, starting "You are <Name>, one of ...") in the prompt, builds a
-fresh :class:`~mase.envs.search_rescue.scripted.ScriptedRescuer` for that agent from it, feeds
-it every observation in the user messages in order (each starts with the line
-"You are <Name>."), and answers in the paper's format::
+(``env.rules_text(agent)``, starting "You are <Name>, one of ...") in the prompt and answers
+what the last user message asks for (the wording of :mod:`mase.llm.prompts`):
 
-    Action selection: go to room 3
-    Message to Team: Alpha is in room 3. Room 3 has bomb 2. ...
+* **An action** (the default). Without a belief state in the prompt it builds a fresh
+  :class:`~mase.envs.search_rescue.scripted.ScriptedRescuer` for the agent from the rules,
+  feeds it every observation in the user messages in order (each starts with the line
+  "You are <Name>.") and answers in the paper's format::
 
-It never sees env state, so it plays as well as the prompt lets it: a prompt that carries the
-agent's whole history (every observation so far, as a chat with one user message per turn or
-in one message) makes it play exactly like the scripted bot; a prompt with only the latest
-observation makes it forget what it learned before.
+      Action selection: go to room 3
+      Message to Team: Alpha is in room 3. Room 3 has bomb 2. ...
 
-A prompt it cannot read (no rules, or no observation for the agent the rules name) still gets
-a reply in the format, with the action ``inspect bomb``: it is never harmful (no cutter is
-applied, nobody leaves a room), at worst invalid with feedback the caller can read, while a
-guessed move or cut could waste turns or set a bomb off.
+  With a belief (after :data:`~mase.llm.prompts.BELIEF_HEADER`) it decides from the belief's
+  facts (and any observation after it) and tells the team where it is and what its room and
+  its last action showed.
+* **A belief rewrite** (:data:`~mase.llm.prompts.BELIEF_REQUEST`): the previous belief plus the
+  new observation, in the format of :mod:`~mase.envs.search_rescue.belief`, including the
+  Theory-of-Mind sections.
+* **A Theory-of-Mind question** (:data:`~mase.llm.prompts.QUESTION_HEADER`): "Yes. ..." or
+  "No. ...", read from the belief's statements and whatever the prompt shows after it.
+
+Who knows what is inferred from the text alone, with the paper's annotation criteria as
+heuristics: a teammate knows a fact when it was in the room when the fact was shown (the
+agent's own action with the teammate in its room, "You saw X ..."), when it stood in a room at
+the start of its turn (it saw what the room holds), or when the fact was said in a message
+(by anyone: a broadcast reaches the whole team). A teammate knows that the agent knows a fact
+when they saw it shown together or exchanged a message stating it. A belief is written for
+the action it precedes, so what the agent is about to tell the team already counts as told.
+These heuristics are imperfect on purpose, like a real model's: they miss what happened
+outside the prompt's window (without a belief, the window is two rounds) and guess who was
+present from the last known positions.
+
+It never sees env state, so it plays as well as the prompt lets it. A prompt it cannot read
+(no rules, or no observation for the agent the rules name) still gets a reply in the format,
+with the action ``inspect bomb``: it is never harmful (no cutter is applied, nobody leaves a
+room), at worst invalid with feedback the caller can read, while a guessed move or cut could
+waste turns or set a bomb off.
 """
 
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 from typing import Any
 
-from mase.envs.search_rescue.scripted import ScriptedRescuer
+from mase.envs.search_rescue import belief as beliefs
+from mase.envs.search_rescue import tom
+from mase.envs.search_rescue.scripted import MissionMap, ScriptedRescuer
+from mase.envs.search_rescue.text import fact_sentence, facts_text, parse_facts, split_messages
+from mase.llm import prompts
 
 _RULES_HEAD = re.compile(r"You are ([A-Za-z]+), one of \d+ agents")
+_MAX_ROUNDS = re.compile(r"after (\d+) rounds")
 
 #: The reply format, as the rules text asks for it.
 REPLY_TEMPLATE = "Action selection: {action}\nMessage to Team: {message}"
@@ -42,20 +67,35 @@ UNREADABLE_RULES = (
 NO_OBSERVATION = (
     "I have not seen an observation yet (it starts 'You are {name}.'), so I am staying put."
 )
+UNREADABLE_QUESTION = "No. I cannot tell from my prompt who I am or what is asked."
+
+#: Lines that end a belief or an observation block inside a user message.
+_ENDS = (
+    prompts.BELIEF_HEADER,
+    prompts.BELIEF_REQUEST,
+    prompts.ACTION_REQUEST,
+    prompts.QUESTION_HEADER,
+    "New observation:",
+    "Current observation:",
+    prompts.FEEDBACK.split("{", 1)[0].strip(),
+)
+#: Belief sections whose fact sentences are what the agent holds (not Messages, not ToM).
+_FACT_SECTIONS = (
+    "Role",
+    "Round and score",
+    "Your location",
+    "Room contents",
+    "Teammate locations",
+    "Bomb intel",
+    "Tools",
+)
+#: The kinds a belief's Theory-of-Mind sections state (as the oracle belief does).
+_BELIEF_KINDS = ("room", "state", "sequence")
+_QUOTED = re.compile(r'([A-Za-z]+): "(.*?)"(?=\s+[A-Za-z]+: "|\s*$)', re.S)
+_MESSAGE = re.compile(r"message\s*to\s*(?:the\s*)?team\s*[:\-]?", re.I)
 
 
-def _observations(messages: list[dict[str, Any]], name: str) -> list[str]:
-    """Every observation of agent ``name`` in the user messages, in order."""
-    head = re.compile(rf"^You are {re.escape(name)}\.$", re.M | re.I)
-    found = []
-    for message in messages:
-        if message.get("role") != "user" or not isinstance(message.get("content"), str):
-            continue
-        text = message["content"]
-        starts = [m.start() for m in head.finditer(text)]
-        for start, end in zip(starts, starts[1:] + [len(text)], strict=True):
-            found.append(text[start:end].strip())
-    return found
+# -- reading the prompt -------------------------------------------------------------------------
 
 
 def _rules(messages: list[dict[str, Any]]) -> tuple[str, str] | None:
@@ -70,19 +110,290 @@ def _rules(messages: list[dict[str, Any]]) -> tuple[str, str] | None:
     return None
 
 
-def respond(messages: list[dict[str, Any]]) -> str:
-    """The reply of the scripted language model to a chat prompt."""
-    found = _rules(messages)
-    if found is None:
-        return REPLY_TEMPLATE.format(action=SAFE_ACTION, message=UNREADABLE_RULES)
-    agent, rules = found
-    try:
-        bot = ScriptedRescuer.from_rules(agent, rules)
-    except (AttributeError, KeyError, ValueError):  # rules cut short or edited past reading
-        return REPLY_TEMPLATE.format(action=SAFE_ACTION, message=UNREADABLE_RULES)
-    observations = _observations(messages, agent)
+def _items(messages: list[dict[str, Any]], name: str) -> list[tuple[str, str]]:
+    """The prompt in order as ``(kind, text)``: ``belief``, ``observation`` and ``reply``."""
+    head = re.compile(rf"^You are {re.escape(name)}\.$", re.M | re.I)
+    found = []
+    for message in messages:
+        text = message.get("content")
+        if not isinstance(text, str):
+            continue
+        if message.get("role") == "assistant":
+            found.append(("reply", text))
+            continue
+        if message.get("role") != "user":
+            continue
+        anchors = [(m.start(), "observation", m.start()) for m in head.finditer(text)]
+        for end in _ENDS:
+            for m in re.finditer(re.escape(end), text):
+                kind = "belief" if end == prompts.BELIEF_HEADER else "end"
+                anchors.append((m.start(), kind, m.end()))
+        anchors.sort()
+        for (_, kind, start), (stop, _, _) in zip(
+            anchors, anchors[1:] + [(len(text), "end", 0)], strict=True
+        ):
+            if kind != "end":
+                found.append((kind, text[start:stop].strip()))
+    return found
+
+
+def _observations(messages: list[dict[str, Any]], name: str) -> list[str]:
+    """Every observation of agent ``name`` in the user messages, in order."""
+    return [text for kind, text in _items(messages, name) if kind == "observation"]
+
+
+# -- what the agent knows, and what it thinks its teammates know -----------------------------
+
+
+class Mind:
+    """What the agent holds and what it infers its teammates hold, built from prompt text.
+
+    Args:
+        agent: the agent (lowercase name).
+        mission: the map and tools read from the rules.
+        max_rounds: the round limit the rules state.
+    """
+
+    def __init__(self, agent: str, mission: MissionMap, max_rounds: int):
+        self.agent, self.mission, self.max_rounds = agent, mission, max_rounds
+        self.mates = tuple(a for a in mission.team if a != agent)
+        self.facts: dict[tuple, Any] = {("cutters", agent): mission.cutters[agent]}
+        self.known: dict[str, dict[tuple, Any]] = {p: {} for p in self.mates}
+        self.aware: dict[str, dict[tuple, Any]] = {p: {} for p in self.mates}
+        self.last_result = "none yet"
+        self.messages: list[tuple[str, str]] = []
+        self.legal = ""
+        self.seen = False  # whether any observation or belief with a location was read
+
+    # -- taking things in ----------------------------------------------------------------------
+
+    def _share(self, mates: Any, facts: dict) -> None:
+        """``mates`` now hold ``facts`` and know that the agent holds them."""
+        for p in mates:
+            if p in self.known:
+                self.known[p].update(facts)
+                self.aware[p].update(facts)
+
+    def _claim(self, facts: dict) -> None:
+        """Take in a teammate's claims: sequences only shrink, a bomb only leaves "active"."""
+        for key, value in facts.items():
+            held = self.facts.get(key)
+            if key[0] == "bomb_remaining" and held is not None and len(held) <= len(value):
+                continue
+            if key[0] == "bomb_status" and held not in (None, "active") and value == "active":
+                continue
+            self.facts[key] = value
+
+    def read_belief(self, text: str) -> None:
+        """Start from a belief state (the format of :mod:`.belief`)."""
+        sections = beliefs.read(text)
+        for header in _FACT_SECTIONS:
+            self.facts.update(parse_facts(sections.get(header, "")))
+        result = sections.get("Last action result", "")
+        self.last_result = result if result and result != beliefs.UNKNOWN else "none yet"
+        self.messages = [
+            (s.lower(), t) for s, t in _QUOTED.findall(sections.get("Messages", "").strip())
+        ]
+        actions = sections.get("Available actions", "")
+        self.legal = "" if actions == beliefs.UNKNOWN else actions.rstrip(".")
+        for header, content in sections.items():
+            if header.startswith("What "):
+                for claim, holds in tom.parse_statements(content).items():
+                    self._credit(claim, holds)
+        self.seen = ("agent_room", self.agent) in self.facts
+
+    def _credit(self, claim: tom.Claim, holds: bool) -> None:
+        """Set a teammate's knowledge from a stated claim (what the agent holds for its keys)."""
+        if not holds or claim.about not in self.known or claim.level == "introspection":
+            return
+        table = self.known if claim.level == "first_order" else self.aware
+        for key in tom.fact_keys(claim.kind, claim.subject, self.facts):
+            if key in self.facts:
+                table[claim.about][key] = self.facts[key]
+
+    def read_reply(self, text: str) -> None:
+        """The agent's own earlier reply: what its message told the team."""
+        m = _MESSAGE.search(text)
+        if m:
+            self._share(self.mates, parse_facts(text[m.end() :]))
+
+    def read_observation(self, text: str) -> None:
+        """Take in one observation, in the order things happened."""
+        own, messages = split_messages(text)
+        before = {a: self.facts.get(("agent_room", a)) for a in self.mission.team}
+        here = before[self.agent]
+        head, _, now = own.partition("\nNow:\n")
+        lines = [line.strip() for line in head.splitlines() if line.strip().startswith("- ")]
+        # the agent's own action came first; each teammate's message came just before that
+        # teammate's action, so the messages go before what the agent saw teammates do
+        own_lines = [line for line in lines if line.startswith("- Your last action")]
+        for line in own_lines:
+            self._read_event(line, before, here)
+        here = self.facts.get(("agent_room", self.agent), here)
+        for _, message in messages:
+            facts = parse_facts(message)
+            self._claim(facts)
+            self._share(self.mates, facts)
+        for line in lines:
+            if line not in own_lines:
+                self._read_event(line, before, here)
+        # every teammate took a turn since the agent's last one, standing where it was then,
+        # and saw what that room holds
+        self.facts.update(parse_facts(now))
+        for p in self.mates:
+            if before[p] is not None:
+                self.known[p].update(self._room_facts(before[p]))
+        legal = re.search(r"^Your legal actions: (.*?)\.?$", now, re.M)
+        self.legal = legal.group(1) if legal else self.legal
+        self.messages = messages
+        self.seen = self.seen or ("agent_room", self.agent) in self.facts
+
+    def _read_event(self, line: str, before: dict, here: int | None) -> None:
+        """One "Since your last turn" line: its facts, shared with those who saw it."""
+        facts = parse_facts(line)
+        if line.startswith("- Your last action"):
+            self.last_result = line[2:]
+            rooms = {here, facts.get(("agent_room", self.agent))}
+            witnesses = [p for p in self.mates if before[p] in rooms and before[p] is not None]
+        else:
+            who = re.match(r"- You saw (?:bomb \d+ explode when )?([A-Za-z]+)", line)
+            actor = who.group(1).lower() if who else None
+            witnesses = [p for p in self.mates if p == actor or before[p] == here]
+        self.facts.update(facts)
+        self._share(witnesses, facts)
+
+    def _room_facts(self, room: int) -> dict[tuple, Any]:
+        """What standing in ``room`` shows: its bomb (or none) and the bomb's status."""
+        out = {}
+        bomb = self.facts.get(("room_bomb", room))
+        if bomb is not None:
+            out[("room_bomb", room)] = bomb
+        for kind in ("bomb_room", "bomb_status"):
+            if bomb and (kind, bomb) in self.facts:
+                out[(kind, bomb)] = self.facts[(kind, bomb)]
+        return out
+
+    def outgoing(self) -> dict[tuple, Any]:
+        """What the agent tells the team with its next action: where it is, what it saw."""
+        room = self.facts.get(("agent_room", self.agent))
+        told = {("agent_room", self.agent): room}
+        told.update(self._room_facts(room))
+        bomb = self.facts.get(("room_bomb", room))
+        for kind in ("bomb_phases", "bomb_remaining"):
+            if bomb and (kind, bomb) in self.facts:
+                told[(kind, bomb)] = self.facts[(kind, bomb)]
+        told.update(
+            (k, v) for k, v in parse_facts(self.last_result).items() if k[0] != "agent_room"
+        )
+        return {k: self.facts.get(k, v) for k, v in told.items()}
+
+    # -- judging claims ------------------------------------------------------------------------
+
+    def holds(self, claim: tom.Claim) -> bool:
+        """Whether the agent thinks ``claim`` is true."""
+        keys = tom.fact_keys(claim.kind, claim.subject, self.facts)
+        if any(key not in self.facts for key in keys):
+            return False
+        if claim.level == "introspection":
+            return True
+        if claim.about not in self.known:
+            return False
+        if claim.level == "first_order":
+            # everyone sees the team score every turn
+            return all(
+                self.known[claim.about].get(k) == self.facts[k] for k in keys if k != ("score",)
+            )
+        return all(self.aware[claim.about].get(k) == self.facts[k] for k in keys)
+
+    def _subjects(self) -> dict[str, tuple[int, ...]]:
+        bombs = sorted({k[1] for k in self.facts if k[0].startswith("bomb_")})
+        return {"room": self.mission.rooms, "state": tuple(bombs), "sequence": tuple(bombs)}
+
+    def belief(self) -> str:
+        """The belief state, in the format of :mod:`.belief`."""
+        f = self.facts
+
+        def text_of(pred: Any) -> str:
+            group = {k: v for k, v in sorted(f.items(), key=_order) if pred(k)}
+            return facts_text(group, self.max_rounds)
+
+        me = self.agent
+        tools = fact_sentence(("cutters", me), self.mission.cutters[me])
+        near = self.mission.neighbours
+        doors = sorted({(min(a, b), max(a, b)) for a in near for b in near[a]})
+        content = {
+            "Role": f"You are {me.capitalize()}. {tools}",
+            "Round and score": text_of(lambda k: k[0] in ("round", "score")),
+            "Your location": text_of(lambda k: k == ("agent_room", me)),
+            "Last action result": self.last_result,
+            "Room contents": text_of(lambda k: k[0] == "room_bomb"),
+            "Teammate locations": text_of(lambda k: k[0] == "agent_room" and k[1] != me),
+            "Room connectivity": "Doors: " + ", ".join(f"{a}-{b}" for a, b in doors) + ".",
+            "Bomb intel": text_of(lambda k: k[0].startswith("bomb_")),
+            "Messages": " ".join(f'{s.capitalize()}: "{t}"' for s, t in self.messages) or "none",
+            "Tools": tools,
+            "Available actions": self.legal + "." if self.legal else "",
+        }
+        about_me = []
+        for p in self.mates:
+            theirs = []
+            for kind, subjects in self._subjects().items():
+                for subject in subjects:
+                    if self.holds(tom.Claim("first_order", kind, subject, p)):
+                        theirs.append(tom.statement(tom.Claim("first_order", kind, subject, p)))
+                    if self.holds(tom.Claim("second_order", kind, subject, p)):
+                        about_me.append(tom.statement(tom.Claim("second_order", kind, subject, p)))
+            content[f"What {p.capitalize()} knows"] = " ".join(theirs)
+        content[beliefs.ABOUT_ME] = " ".join(about_me)
+        return beliefs.write(SimpleNamespace(agents=self.mission.team), me, content)
+
+
+_KIND_ORDER = {k: i for i, k in enumerate(("round", "score", "agent_room", "room_bomb"))}
+_BOMB_ORDER = {"bomb_room": 0, "bomb_status": 1, "bomb_phases": 2, "bomb_remaining": 3}
+
+
+def _order(item: tuple) -> tuple:
+    key = item[0]
+    if key[0] in _BOMB_ORDER:
+        return (9, key[1], _BOMB_ORDER[key[0]])
+    return (_KIND_ORDER.get(key[0], 5), str(key[1:]), 0)
+
+
+def build_mind(messages: list[dict[str, Any]], agent: str, rules: str) -> Mind:
+    """The agent's mind from a prompt: its latest belief (if any) and everything after it."""
+    max_rounds = int(m.group(1)) if (m := _MAX_ROUNDS.search(rules)) else 0
+    mind = Mind(agent, MissionMap.from_rules(rules), max_rounds)
+    items = _items(messages, agent)
+    last_belief = max((i for i, (kind, _) in enumerate(items) if kind == "belief"), default=None)
+    if last_belief is not None:
+        mind.read_belief(items[last_belief][1])
+        items = items[last_belief + 1 :]
+    for kind, text in items:
+        if kind == "reply":
+            mind.read_reply(text)
+        elif kind == "observation" and not _already_in(mind, text, last_belief is not None):
+            mind.read_observation(text)
+    return mind
+
+
+def _already_in(mind: Mind, observation: str, from_belief: bool) -> bool:
+    """Whether a belief already took this observation in (same round, same last result)."""
+    if not from_belief or not mind.seen:
+        return False
+    rnd = parse_facts(observation.partition("\nNow:\n")[2]).get(("round",))
+    result = re.search(r"^- (Your last action.*)$", observation, re.M)
+    same_result = (result.group(1) if result else "none yet") == mind.last_result
+    return rnd == mind.facts.get(("round",)) and same_result
+
+
+# -- the replies --------------------------------------------------------------------------------
+
+
+def _act(messages: list[dict[str, Any]], agent: str, rules: str) -> str:
+    """An action from the observation history (no belief): the scripted bot, replayed."""
+    bot = ScriptedRescuer.from_rules(agent, rules)
     news = ""
-    for text in observations:
+    for text in _observations(messages, agent):
         # replay every turn, messages included, so the bot remembers what it already told the
         # team and the last message carries only news, as the stateful bot's would
         seen = bot.observe(text)
@@ -92,3 +403,60 @@ def respond(messages: list[dict[str, Any]]) -> str:
         message = NO_OBSERVATION.format(name=agent.capitalize())
         return REPLY_TEMPLATE.format(action=SAFE_ACTION, message=message)
     return REPLY_TEMPLATE.format(action=bot.decide(), message=news)
+
+
+def _act_from_belief(mind: Mind, agent: str, rules: str) -> str:
+    """An action decided from what the belief (and anything after it) holds."""
+    if ("agent_room", agent) not in mind.facts:
+        message = NO_OBSERVATION.format(name=agent.capitalize())
+        return REPLY_TEMPLATE.format(action=SAFE_ACTION, message=message)
+    bot = ScriptedRescuer.from_rules(agent, rules)
+    bot.observe(facts_text(mind.facts, mind.max_rounds))
+    return REPLY_TEMPLATE.format(action=bot.decide(), message=facts_text(mind.outgoing()))
+
+
+def _rewrite(mind: Mind) -> str:
+    """The rewritten belief; what the next action will tell the team counts as told."""
+    if ("agent_room", mind.agent) in mind.facts:
+        mind._share(mind.mates, mind.outgoing())
+    return mind.belief()
+
+
+def _answer(mind: Mind, question: str) -> str:
+    claim = tom.parse_question(question)
+    if claim is None:
+        return "No. I cannot read the question."
+    holds = mind.holds(claim)
+    return ("Yes. " if holds else "No. ") + tom.statement(claim, holds)
+
+
+def respond(messages: list[dict[str, Any]]) -> str:
+    """The reply of the scripted language model to a chat prompt."""
+    last = next(
+        (
+            m["content"]
+            for m in reversed(messages)
+            if m.get("role") == "user" and isinstance(m.get("content"), str)
+        ),
+        "",
+    )
+    asks_question = prompts.QUESTION_HEADER in last
+    found = _rules(messages)
+    if found is None:
+        if asks_question:
+            return UNREADABLE_QUESTION
+        return REPLY_TEMPLATE.format(action=SAFE_ACTION, message=UNREADABLE_RULES)
+    agent, rules = found
+    try:
+        MissionMap.from_rules(rules)
+    except (AttributeError, KeyError, ValueError):  # rules cut short or edited past reading
+        if asks_question:
+            return UNREADABLE_QUESTION
+        return REPLY_TEMPLATE.format(action=SAFE_ACTION, message=UNREADABLE_RULES)
+    if asks_question:
+        return _answer(build_mind(messages, agent, rules), last.split(prompts.QUESTION_HEADER)[-1])
+    if prompts.BELIEF_REQUEST in last:
+        return _rewrite(build_mind(messages, agent, rules))
+    if any(kind == "belief" for kind, _ in _items(messages, agent)):
+        return _act_from_belief(build_mind(messages, agent, rules), agent, rules)
+    return _act(messages, agent, rules)

@@ -372,7 +372,7 @@ _COLOUR_WORD = re.compile(r"\b([a-z]+)\b")
 def _unquote(text: str) -> str:
     """A message as written: the part inside quotes when it is quoted, else the whole."""
     text = text.strip()
-    if text[:1] in "\"'" and text[0] in text[1:]:
+    if text[:1] and text[0] in "\"'" and text[0] in text[1:]:
         return text[1 : text.rindex(text[0])].strip()
     return text
 

@@ -1,4 +1,4 @@
-"""Policies: the protocol, random, scripted (per task), a person, and the baselines by name."""
+"""Policies: the protocol, random, scripted (per task), a person, LLMs, the baselines by name."""
 
 from __future__ import annotations
 
@@ -43,15 +43,31 @@ def _cbs(arg: str | None) -> PolicyProtocol:
     return CBSPolicy(node_budget=int(arg))
 
 
-#: Policy names -> factories taking the text after ``name:`` (a checkpoint path, say).
-POLICIES: dict[str, Callable[[str | None], PolicyProtocol]] = {
+def _llm(arg: str | None, llm: Any = None, belief: bool = False) -> PolicyProtocol:
+    from mase.agents.llm import LLMAgent
+    from mase.llm.config import LLMConfig
+
+    config = llm if llm is not None else LLMConfig.from_env()
+    if arg:
+        config = config.replace(model=arg)
+    return LLMAgent(config, belief=belief)
+
+
+#: Policy names -> factories taking the text after ``name:`` (a checkpoint path, say); the
+#: LLM factories (:data:`_TAKES_LLM`) also take ``llm=`` (an :class:`mase.llm.LLMConfig`).
+POLICIES: dict[str, Callable[..., PolicyProtocol]] = {
     "random": lambda arg: RandomPolicy(),
     "random-unmasked": lambda arg: RandomPolicy(use_mask=False),
     "human": lambda arg: HumanPolicy(),
     "cbs": _cbs,
     "mappo": _mappo,
     "sb3-ppo": _sb3,
+    "llm": lambda arg, llm=None: _llm(arg, llm),
+    "llm-belief": lambda arg, llm=None: _llm(arg, llm, belief=True),
 }
+
+#: Policies configured by ``make_policy(..., llm=...)``.
+_TAKES_LLM = frozenset(("llm", "llm-belief"))
 
 
 def policy_names() -> list[str]:
@@ -59,7 +75,7 @@ def policy_names() -> list[str]:
     return sorted([*POLICIES, "scripted"])
 
 
-def make_policy(name: str, env: Any) -> PolicyProtocol:
+def make_policy(name: str, env: Any, llm: Any = None) -> PolicyProtocol:
     """Build a policy by name for ``env``.
 
     ``"scripted"`` is the task's own scripted bot (``env.unwrapped.scripted_policy``);
@@ -67,7 +83,15 @@ def make_policy(name: str, env: Any) -> PolicyProtocol:
     work for every task; ``"cbs"`` is the optimal planner (``"cbs:N"`` caps its exact search
     at N node expansions); ``"mappo"`` and ``"sb3-ppo"``
     load the checkpoints shipped for search and rescue, and ``"mappo:PATH"`` /
-    ``"sb3-ppo:PATH"`` load your own.
+    ``"sb3-ppo:PATH"`` load your own. ``"llm"`` is an :class:`LLMAgent` and
+    ``"llm-belief"`` one in belief mode; ``"llm:MODEL"`` / ``"llm-belief:MODEL"`` choose the
+    model.
+
+    Args:
+        name: the policy name, optionally ``name:ARG``.
+        env: the env the policy will play.
+        llm: the :class:`mase.llm.LLMConfig` of LLM policies (default: read from the
+            environment, :meth:`mase.llm.LLMConfig.from_env`); other policies ignore it.
 
     Raises:
         ValueError: unknown name (the message lists the known ones).
@@ -80,11 +104,23 @@ def make_policy(name: str, env: Any) -> PolicyProtocol:
         return load_env_creator(path)()
     if kind not in POLICIES:
         raise ValueError(f"unknown policy {name!r}; choose from {', '.join(policy_names())}")
+    if kind in _TAKES_LLM:
+        return POLICIES[kind](arg or None, llm=llm)
     return POLICIES[kind](arg or None)
+
+
+def __getattr__(name: str) -> Any:
+    # LLMAgent pulls in the openai client; importing mase should not
+    if name == "LLMAgent":
+        from mase.agents.llm import LLMAgent
+
+        return LLMAgent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
     "HumanPolicy",
+    "LLMAgent",
     "Policy",
     "PolicyProtocol",
     "RandomPolicy",

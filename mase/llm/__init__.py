@@ -1,5 +1,66 @@
-"""Language-model plumbing: the offline OpenAI-compatible model server."""
+"""Language-model plumbing: configuration, the cached chat client, prices, the offline server.
 
+>>> import mase
+>>> from mase.llm import ChatClient, LLMConfig, offline_server
+>>> with offline_server("mase/SearchRescue-v0") as server:
+...     client = ChatClient(LLMConfig(base_url=server.base_url, cache=False))
+...     reply = client.complete([{"role": "user", "content": "hello"}])
+>>> reply.text.splitlines()[0]
+'Action selection: inspect bomb'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mase.llm.cache import CachedReply, ResponseCache, request_key
+from mase.llm.client import ChatClient, Completion
+from mase.llm.config import LLMConfig, LLMUnavailable
 from mase.llm.server import Faults, OfflineServer, Responder
+from mase.llm.usage import DEFAULT_PRICES, cost_usd, load_prices, price_table
 
-__all__ = ["Faults", "OfflineServer", "Responder"]
+
+def offline_server(env_or_task: Any, faults: Faults | None = None, port: int = 0) -> OfflineServer:
+    """An offline server (not yet started) whose model is the task's scripted language model.
+
+    Args:
+        env_or_task: an env (possibly wrapped), or a registered env id such as
+            ``"mase/SearchRescue-v0"``.
+        faults: misbehaviour to inject.
+        port: port to bind on loopback; 0 picks a free one.
+
+    Raises:
+        ValueError: the task has no offline language model (``language_model`` is unset).
+    """
+    from gymnasium.envs.registration import load_env_creator
+
+    if isinstance(env_or_task, str):
+        from mase.registry import make
+
+        env = make(env_or_task)
+        path = getattr(env.unwrapped, "language_model", None)
+        env.close()
+    else:
+        path = getattr(env_or_task.unwrapped, "language_model", None)
+    if path is None:
+        raise ValueError(f"{env_or_task!r} has no offline language model (language_model)")
+    return OfflineServer(load_env_creator(path), port=port, faults=faults)
+
+
+__all__ = [
+    "DEFAULT_PRICES",
+    "CachedReply",
+    "ChatClient",
+    "Completion",
+    "Faults",
+    "LLMConfig",
+    "LLMUnavailable",
+    "OfflineServer",
+    "Responder",
+    "ResponseCache",
+    "cost_usd",
+    "load_prices",
+    "offline_server",
+    "price_table",
+    "request_key",
+]

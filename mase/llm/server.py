@@ -137,7 +137,7 @@ class OfflineServer:
         # set on stop(), so that a request hanging in timeout mode ends with the server
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
-        self._httpd = ThreadingHTTPServer((host, port), _handler_class(self))
+        self._httpd = _Server((host, port), _handler_class(self))
         self._httpd.daemon_threads = True
 
     @property
@@ -209,6 +209,17 @@ class OfflineServer:
     def hang(self, seconds: float) -> None:
         """Wait ``seconds``, or less if the server stops meanwhile."""
         self._stopping.wait(seconds)
+
+
+class _Server(ThreadingHTTPServer):
+    """A threading HTTP server with a long accept queue.
+
+    The standard library's default queue holds 5 pending connections: when more clients
+    connect at once (concurrent evaluations), the rest are refused and the client retries
+    about a second later, which ruins any latency measurement.
+    """
+
+    request_queue_size = 1024
 
 
 def _handler_class(server: OfflineServer) -> type[BaseHTTPRequestHandler]:

@@ -1,57 +1,158 @@
-"""Let agents talk: each turn an agent may send a text message to its teammates."""
+"""Let agents talk: each turn an agent may send text messages to its teammates."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from mase.task import TaskEnv
+from mase.wrappers.base import take_keys
+
+#: ``Message to Bravo:`` / ``Message to Bravo and Charlie:`` (any name but "Team").
+_DIRECT = re.compile(
+    r"message\s*to\s+(?!(?:the\s*)?team\b)([A-Za-z]+(?:\s*(?:,|and|&)\s*[A-Za-z]+)*)\s*:",
+    re.I,
+)
+#: Where a message part of a reply ends: the next "Message to ...:" line (or the end).
+_ANY_MESSAGE = re.compile(r"message\s*to\s+[A-Za-z ,&]+:", re.I)
+
+Topology = str | Mapping[str, Iterable[str]]
 
 
 class MessageChannel(BaseWrapper):
     """Adds a message channel to any MASE task.
 
-    ``step`` accepts, besides a plain action, ``{"action": a, "message": "..."}`` or a text
-    reply whose ``Message to Team:`` part the task's parser finds. The message goes to every
-    other agent (broadcast) and appears in each recipient's next observation (the text view,
-    under ``Messages:``) and in its ``info["messages"]`` as records (sender, recipients,
-    text, round). Messages longer than ``max_length`` characters are cut with a marker. A
-    task without this wrapper is the no-communication condition.
+    ``step`` accepts, besides a plain action, ``{"action": a, "message": "...", "to": [...]}``
+    or a text reply whose ``Message to Team:`` part the task's parser finds. A message appears
+    in each recipient's next observation (the text view, under ``Messages:``) and in its
+    ``info["messages"]`` as records (sender, recipients, text, round). Every message is an
+    event whose audience is the sender and its recipients, so the knowledge tracker
+    (:meth:`mase.task.TaskEnv.knowledge`) credits the recipients, and only them, with the facts
+    it states, as the sender's claims, right or wrong. A message is only text: it changes no
+    rule and is never read as anyone's action. Messages longer than ``max_length`` characters
+    are cut with a marker. A task without this wrapper is the no-communication condition.
+
+    Topologies:
+        ``"broadcast"`` (default): every message goes to every teammate (``"to"`` is refused).
+        ``"direct"``: a message goes to the teammates named in ``"to"`` (all when absent); in a
+        text reply, ``Message to Bravo: ...`` or ``Message to Bravo and Charlie: ...`` lines
+        are direct messages and ``Message to Team: ...`` goes to everyone.
+        A mapping ``sender -> teammates it may reach`` (a leader and its team, a ring): like
+        ``"direct"``, restricted to those links; a message goes to all of the sender's links
+        when it names none.
+
+    A dict action naming a recipient who is not a reachable teammate is an error (a bug in the
+    caller); in a text reply (a model's output) such names are dropped and the sender's
+    ``info["message_errors"]`` says why, so a model's slip loses nothing else of its turn.
 
     Args:
         env: a MASE task (possibly already wrapped).
         max_length: longest message kept, in characters.
+        topology: ``"broadcast"``, ``"direct"``, or a mapping as above.
     """
 
-    def __init__(self, env: Any, max_length: int = 1000):
+    def __init__(self, env: Any, max_length: int = 1000, topology: Topology = "broadcast"):
         super().__init__(env)
         base = env.unwrapped
         if not isinstance(base, TaskEnv):
             raise TypeError(f"MessageChannel needs a MASE task, got {type(base).__name__}")
         if max_length < 1:
             raise ValueError(f"max_length must be positive, got {max_length}")
+        seats = list(base.possible_agents)
+        if isinstance(topology, str):
+            if topology not in ("broadcast", "direct"):
+                raise ValueError(
+                    f"topology must be 'broadcast', 'direct' or a mapping, got {topology!r}"
+                )
+            links = {a: tuple(b for b in seats if b != a) for a in seats}
+        else:
+            unknown = {a for a in topology if a not in seats} | {
+                b for targets in topology.values() for b in targets if b not in seats
+            }
+            if unknown:
+                raise ValueError(f"topology names unknown seats {sorted(unknown)}; seats: {seats}")
+            links = {a: tuple(b for b in seats if b in set(topology.get(a, ())) and b != a)
+                     for a in seats}  # fmt: skip
         base.messages_enabled = True
         base.max_message_length = max_length
         self.max_length = max_length
+        self.topology = topology if isinstance(topology, str) else "custom"
+        self.links = links
 
     def step(self, action: Any) -> None:
-        """Deliver the action's message (if any), then take the action."""
+        """Deliver the action's messages (if any), then take the action."""
         base = self.env.unwrapped
         agent = base.agent_selection
-        if not (base.terminations.get(agent) or base.truncations.get(agent)):
-            message = None
+        if base.terminations.get(agent) or base.truncations.get(agent):
+            self.env.step(action)
+            return
+        taken, action = take_keys(action, ("message", "to"))
+        posts: list[tuple[str, tuple[str, ...] | None]] = []
+        errors: list[str] = []
+        if taken:
+            if "to" in taken and self.topology == "broadcast":
+                raise ValueError(
+                    "this channel broadcasts; 'to' needs MessageChannel(topology='direct')"
+                )
+            if taken.get("message"):
+                to = taken.get("to")
+                names = (to,) if isinstance(to, str) else tuple(to) if to is not None else None
+                if names is not None:
+                    bad = [n for n in names if n not in self.links[agent]]
+                    if bad:
+                        raise ValueError(
+                            f"{agent} cannot message {bad}; it reaches {list(self.links[agent])}"
+                        )
+                posts.append((str(taken["message"]), names))
+        text = action.get("action") if isinstance(action, dict) else action
+        if isinstance(text, str):
+            stripped, posts_in_text, errors = self._read_text(agent, text)
+            posts += posts_in_text
             if isinstance(action, dict):
-                unknown = set(action) - {"action", "message"}
-                if unknown:
-                    raise TypeError(
-                        f"action dicts take the keys 'action' and 'message', got {sorted(unknown)}"
-                    )
-                message = action.get("message")
-                action = action.get("action")
-            elif isinstance(action, str):
-                message = base.parse_action(agent, action).message
-            if message:
-                recipients = tuple(a for a in base.agents if a != agent)
-                base.post_message(agent, str(message), recipients)
+                action = {**action, "action": stripped}
+            else:
+                action = stripped
+        for message, names in posts:
+            recipients = tuple(
+                b for b in self.links[agent] if b in base.agents and (names is None or b in names)
+            )
+            if recipients:
+                base.post_message(agent, message, recipients)
+        if errors:
+            base.infos[agent]["message_errors"] = errors
+        else:
+            base.infos[agent].pop("message_errors", None)
         self.env.step(action)
+
+    def _read_text(
+        self, agent: str, text: str
+    ) -> tuple[str, list[tuple[str, tuple[str, ...] | None]], list[str]]:
+        """Split a text reply into the part the task parses and its messages."""
+        base = self.env.unwrapped
+        posts: list[tuple[str, tuple[str, ...] | None]] = []
+        errors: list[str] = []
+        if self.topology != "broadcast":
+            cut = []
+            for m in _DIRECT.finditer(text):
+                end = _ANY_MESSAGE.search(text, m.end())
+                body = text[m.end() : end.start() if end else len(text)].strip().strip("\"'")
+                cut.append((m.start(), end.start() if end else len(text)))
+                names = [n.lower() for n in re.split(r"\s*(?:,|\band\b|&)\s*", m.group(1)) if n]
+                bad = [n for n in names if n not in self.links[agent]]
+                good = tuple(n for n in names if n in self.links[agent])
+                if bad:
+                    errors.append(
+                        f"cannot message {', '.join(bad)}: you reach "
+                        f"{', '.join(a.capitalize() for a in self.links[agent]) or 'nobody'}"
+                    )
+                if good and body:
+                    posts.append((body, good))
+            for start, end in reversed(cut):
+                text = text[:start] + text[end:]
+        message = base.parse_action(agent, text).message
+        if message:
+            posts.append((message, None))
+        return text, posts, errors

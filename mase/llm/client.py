@@ -1,0 +1,255 @@
+"""One chat call, sync or async, through the official ``openai`` client, with a cache in front.
+
+:class:`ChatClient` owns an ``openai.OpenAI`` client (and an ``openai.AsyncOpenAI`` per event
+loop) configured with the timeout and retries of its :class:`~mase.llm.config.LLMConfig`: the
+``openai`` client retries rate limits, server errors, timeouts and dropped connections itself,
+with backoff and ``Retry-After``. What still fails after its retries comes back as a
+:class:`Completion` with ``error`` set, never as an exception, so an agent can treat it as a
+bad reply; errors are not cached.
+
+A client is safe to share between threads and between agents (:meth:`ChatClient.shared`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import threading
+import time
+import weakref
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+from mase.llm.cache import ResponseCache, request_key
+from mase.llm.config import LLMConfig
+
+
+@dataclass(frozen=True)
+class Completion:
+    """The outcome of one chat call.
+
+    Attributes:
+        text: the reply ("" when the call failed).
+        prompt_tokens: prompt tokens, from the response's ``usage`` (0 if it gave none).
+        completion_tokens: completion tokens, likewise.
+        latency_s: seconds the call took, the client's retries included; a cache hit reports
+            the latency of the call that filled the cache, so records replay identically.
+        cached: whether the reply came from the cache.
+        error: ``"ErrorType: message"`` when the call failed after the client's retries.
+    """
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cached: bool = False
+    error: str | None = None
+
+
+#: What a failed call can raise once the client has given up: the API's own errors, a body
+#: that is not JSON, and a response without the fields of a chat completion.
+_CALL_ERRORS = (openai.APIError, json.JSONDecodeError)
+
+
+class ChatClient:
+    """Chat completions for one :class:`LLMConfig`, cached, counted, sync and async.
+
+    Args:
+        config: the endpoint, model, sampling parameters, retries and cache.
+
+    Attributes:
+        config: the configuration.
+        cache: the response cache, or ``None`` when the config turns it off.
+    """
+
+    _shared: dict[str, ChatClient] = {}
+    _shared_lock = threading.Lock()
+
+    def __init__(self, config: LLMConfig):
+        self.config = config
+        path = config.cache_path()
+        self.cache = ResponseCache(path) if path is not None else None
+        self._params: dict[str, Any] = {
+            "temperature": config.temperature,
+            "max_tokens": config.max_tokens,
+        }
+        self._lock = threading.Lock()
+        self._requests = 0
+        self._cache_hits = 0
+        # built on first use: building one costs ~0.1 s (TLS certificates), and a missing key
+        # is reported at the first call rather than when an agent is configured
+        self._sync: openai.OpenAI | None = None
+        # an AsyncOpenAI's connections belong to the event loop that opened them: one client
+        # per loop, with the generator that closes it when the loop shuts down
+        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    @classmethod
+    def shared(cls, config: LLMConfig) -> ChatClient:
+        """The process's client for ``config``: agents with equal configs share one."""
+        key = json.dumps(dataclasses.asdict(config), sort_keys=True, default=str)
+        with cls._shared_lock:
+            client = cls._shared.get(key)
+            if client is None:
+                client = cls._shared[key] = cls(config)
+            return client
+
+    # -- counters -----------------------------------------------------------------------------
+
+    @property
+    def requests(self) -> int:
+        """Requests sent to the model (cache misses; the client's own retries not counted)."""
+        return self._requests
+
+    @property
+    def cache_hits(self) -> int:
+        """Calls answered from the cache."""
+        return self._cache_hits
+
+    # -- calls --------------------------------------------------------------------------------
+
+    def complete(self, messages: list[dict[str, Any]]) -> Completion:
+        """Ask the model for the reply to ``messages`` (a chat, oldest first).
+
+        Raises:
+            LLMUnavailable: no API key for a remote endpoint.
+        """
+        key, hit = self._lookup(messages)
+        if hit is not None:
+            return hit
+        client = self._sync_client()
+        self._count_request()
+        start = time.perf_counter()
+        try:
+            response = client.chat.completions.create(messages=messages, **self._request())
+            return self._finish(key, response, time.perf_counter() - start)
+        except _CALL_ERRORS as exc:
+            return _failed(exc, time.perf_counter() - start)
+
+    async def acomplete(self, messages: list[dict[str, Any]]) -> Completion:
+        """:meth:`complete` for asyncio code: many calls can wait on the model at once."""
+        key, hit = self._lookup(messages)
+        if hit is not None:
+            return hit
+        client = await self._async_client()
+        self._count_request()
+        start = time.perf_counter()
+        try:
+            response = await client.chat.completions.create(messages=messages, **self._request())
+            return self._finish(key, response, time.perf_counter() - start)
+        except _CALL_ERRORS as exc:
+            return _failed(exc, time.perf_counter() - start)
+
+    def close(self) -> None:
+        """Close the HTTP connections and the cache."""
+        if self._sync is not None:
+            self._sync.close()
+        if self.cache is not None:
+            self.cache.close()
+
+    # -- the parts ----------------------------------------------------------------------------
+
+    def _lookup(self, messages: list[dict[str, Any]]) -> tuple[str | None, Completion | None]:
+        """The request's cache key and the cached completion, if any."""
+        key = None
+        if self.cache is not None:
+            key = request_key(self.config.model, messages, self._params)
+            stored = self.cache.get(key)
+            if stored is not None:
+                with self._lock:
+                    self._cache_hits += 1
+                return key, Completion(
+                    stored.reply,
+                    stored.prompt_tokens,
+                    stored.completion_tokens,
+                    stored.latency_s,
+                    cached=True,
+                )
+        return key, None
+
+    def _count_request(self) -> None:
+        with self._lock:
+            self._requests += 1
+
+    def _request(self) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": self.config.model,
+            "temperature": self.config.temperature,
+        }
+        if self.config.max_tokens is not None:
+            request["max_tokens"] = self.config.max_tokens
+        return request
+
+    def _finish(self, key: str | None, response: Any, latency: float) -> Completion:
+        """A completion from the response; stored in the cache when the model replied."""
+        try:
+            text = response.choices[0].message.content or ""
+        except (AttributeError, IndexError, TypeError) as exc:
+            return Completion("", latency_s=latency, error=f"MalformedResponse: {exc}")
+        usage = getattr(response, "usage", None)
+        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        if key is not None:
+            self.cache.put(key, self.config.model, text, prompt_tokens, completion_tokens, latency)
+        return Completion(text, prompt_tokens, completion_tokens, latency)
+
+    def _sync_client(self) -> openai.OpenAI:
+        if self._sync is None:
+            with self._lock:
+                if self._sync is None:
+                    self._sync = openai.OpenAI(**self._client_options())
+        return self._sync
+
+    async def _async_client(self) -> openai.AsyncOpenAI:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            entry = self._async.get(loop)
+            if entry is None:
+                for old in [lp for lp in self._async if lp.is_closed()]:
+                    del self._async[old]
+                # the plain httpx client with the SDK's defaults: openai's own wrapper closes
+                # itself on garbage collection by scheduling a task on whatever loop runs
+                # then, which fails once the loop it belongs to is closed
+                http = openai.DefaultAsyncHttpxClient(timeout=self.config.timeout)
+                client = openai.AsyncOpenAI(**self._client_options(), http_client=http)
+                entry = self._async[loop] = (client, _close_at_loop_end(client))
+                fresh = True
+            else:
+                fresh = False
+        if fresh:
+            await entry[1].asend(None)
+        return entry[0]
+
+    def _client_options(self) -> dict[str, Any]:
+        config = self.config
+        return {
+            "api_key": config.resolved_api_key(),
+            "base_url": config.base_url,
+            "timeout": config.timeout,
+            "max_retries": config.max_retries,
+        }
+
+    def __repr__(self) -> str:
+        return f"ChatClient(model={self.config.model!r}, base_url={self.config.base_url!r})"
+
+
+async def _close_at_loop_end(client: openai.AsyncOpenAI) -> AsyncIterator[None]:
+    """Close ``client`` when its event loop shuts down.
+
+    Started once and left suspended: ``asyncio.run`` closes every unfinished async generator
+    of its loop (``loop.shutdown_asyncgens``) before closing the loop, which runs this
+    ``finally`` while the loop can still close the client's connections.
+    """
+    try:
+        yield
+    finally:
+        await client.close()
+
+
+def _failed(exc: Exception, latency: float) -> Completion:
+    return Completion("", latency_s=latency, error=f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,168 @@
+"""Where a model lives and how to call it: :class:`LLMConfig`.
+
+Settings come from arguments, then the usual environment variables, then defaults
+(:meth:`LLMConfig.from_env`):
+
+=================  ========================================================================
+variable           meaning
+=================  ========================================================================
+OPENAI_BASE_URL    the endpoint (any OpenAI-compatible server; ``mase serve`` for offline)
+OPENAI_API_KEY     the key; not needed for a loopback server
+MASE_MODEL         the model id (default ``mase-offline``)
+MASE_CACHE         the response cache file; ``off`` turns the cache off
+=================  ========================================================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+#: The model of the offline server (``mase serve``).
+DEFAULT_MODEL = "mase-offline"
+
+#: The key sent to a loopback server, which checks none.
+OFFLINE_API_KEY = "offline"
+
+#: Values of ``MASE_CACHE`` that turn the cache off.
+_CACHE_OFF = frozenset(("off", "0", "false", "no", "none"))
+
+
+class LLMUnavailable(RuntimeError):
+    """The model cannot be reached or used: missing key, or too many failed calls in a row.
+
+    An agent raises it instead of playing on blind; the runner records the episode as failed
+    with this message as the reason.
+    """
+
+
+def default_cache_path() -> Path | None:
+    """``$MASE_CACHE`` if set (``None`` when it says ``off``), else the file in ``~/.cache``."""
+    env = os.environ.get("MASE_CACHE")
+    if env:
+        return None if env.lower() in _CACHE_OFF else Path(env).expanduser()
+    return Path.home() / ".cache" / "mase" / "responses.sqlite"
+
+
+def is_loopback(base_url: str | None) -> bool:
+    """Whether ``base_url`` points at this machine (``localhost``, 127.0.0.0/8, ``::1``)."""
+    if not base_url:
+        return False
+    host = urlparse(base_url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """How to reach a chat model and what to ask of it.
+
+    Attributes:
+        model: the model id sent with every request.
+        base_url: the endpoint, ending in ``/v1``; ``None`` is OpenAI's own.
+        api_key: the key; ``None`` means ``OPENAI_API_KEY``, or ``"offline"`` for a loopback
+            ``base_url``. A missing key is reported at the first call, naming the variable.
+        temperature: sampling temperature (0: the paper's setting, and cache-friendly).
+        max_tokens: longest reply in tokens; ``None`` leaves it to the server.
+        timeout: seconds before the client gives up on one request.
+        max_retries: retries the ``openai`` client makes itself (rate limits, 5xx, timeouts,
+            connection errors), with its own backoff.
+        cache: the response cache file; ``None`` for the default (``$MASE_CACHE`` or
+            ``~/.cache/mase/responses.sqlite``), ``False`` for no cache.
+        prices: model -> (USD per 1M prompt tokens, USD per 1M completion tokens), over
+            :data:`mase.llm.usage.DEFAULT_PRICES`.
+        max_errors: failed calls in a row (after the client's retries) before an agent gives
+            up on the episode with :class:`LLMUnavailable`.
+
+    Example:
+        >>> LLMConfig(base_url="http://127.0.0.1:8000/v1").resolved_api_key()
+        'offline'
+    """
+
+    model: str = DEFAULT_MODEL
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    temperature: float = 0.0
+    max_tokens: int | None = None
+    timeout: float = 60.0
+    max_retries: int = 2
+    cache: str | os.PathLike | bool | None = None
+    prices: dict[str, tuple[float, float]] | None = None
+    max_errors: int = 5
+
+    def __post_init__(self) -> None:
+        if not self.model:
+            raise ValueError("model must be a non-empty model id")
+        if self.timeout <= 0:
+            raise ValueError(f"timeout must be positive, got {self.timeout}")
+        if self.max_retries < 0:
+            raise ValueError(f"max_retries must be 0 or more, got {self.max_retries}")
+        if self.max_errors < 1:
+            raise ValueError(f"max_errors must be at least 1, got {self.max_errors}")
+        if self.cache is True:
+            raise ValueError("cache takes a path, None (the default file) or False (off)")
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> LLMConfig:
+        """A config from the environment; keyword arguments win over the variables.
+
+        Reads ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``MASE_MODEL`` and ``MASE_CACHE``
+        (``off`` turns the cache off). An override of ``None`` counts as not given.
+
+        Raises:
+            TypeError: an override that is not a field.
+        """
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(overrides) - names
+        if unknown:
+            raise TypeError(f"LLMConfig has no fields {sorted(unknown)}; fields: {sorted(names)}")
+        given = {k: v for k, v in overrides.items() if v is not None}
+        env = {
+            "base_url": os.environ.get("OPENAI_BASE_URL") or None,
+            "api_key": os.environ.get("OPENAI_API_KEY") or None,
+            "model": os.environ.get("MASE_MODEL") or None,
+            "cache": os.environ.get("MASE_CACHE") or None,
+        }
+        if env["cache"] is not None and env["cache"].lower() in _CACHE_OFF:
+            env["cache"] = False
+        values = {k: v for k, v in env.items() if v is not None}
+        values.update(given)
+        return cls(**values)
+
+    def replace(self, **changes: Any) -> LLMConfig:
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    def resolved_api_key(self) -> str:
+        """The key to send: ``api_key``, else ``OPENAI_API_KEY``, else ``"offline"`` on loopback.
+
+        Raises:
+            LLMUnavailable: no key for a remote endpoint (the message names the variable).
+        """
+        key = self.api_key or os.environ.get("OPENAI_API_KEY")
+        if key:
+            return key
+        if is_loopback(self.base_url):
+            return OFFLINE_API_KEY
+        where = self.base_url or "OpenAI's API"
+        raise LLMUnavailable(
+            f"no API key for {where}: set OPENAI_API_KEY (or pass api_key), or point "
+            "OPENAI_BASE_URL at a loopback server such as `mase serve`"
+        )
+
+    def cache_path(self) -> Path | None:
+        """The cache file to use, or ``None`` when the cache is off."""
+        if self.cache is False:
+            return None
+        if self.cache is None:
+            return default_cache_path()
+        return Path(self.cache).expanduser()

@@ -1,0 +1,102 @@
+"""Record everything: every event of an episode and, when a model plays, its prompts."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from pettingzoo.utils.wrappers import BaseWrapper
+
+from mase.events import Event
+from mase.task import TaskEnv
+
+
+def event_dict(event: Event) -> dict[str, Any]:
+    """A JSON-ready dict of an event; fact keys become lists, ``[[key...], value]`` pairs."""
+    return {
+        "kind": event.kind,
+        "actor": event.actor,
+        "round": event.round,
+        "audience": sorted(event.audience),
+        "facts": [[list(key), _plain(value)] for key, value in event.facts.items()],
+        "note": event.note,
+    }
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    return value
+
+
+class Recorder(BaseWrapper):
+    """Keeps the whole story of each episode for the run's records.
+
+    With :func:`mase.evaluate` (``record=True``, ``mase eval --record``) the runner adds this
+    wrapper's ``episode_record()`` to each line of ``episodes.jsonl``: every event (kind,
+    actor, round, audience, facts, note; the agents' ``observe`` views included), and, because
+    :attr:`record_prompts` is set, every model call of every LLM seat (purpose, the full
+    message list, the reply, tokens, latency).
+
+    Used on its own (your own step loop), give it ``path``: each finished episode's events are
+    appended to that JSONL file as one line ``{"episode", "seed", "events"}``.
+
+    Args:
+        env: a MASE task (possibly already wrapped).
+        path: a JSONL file to append finished episodes to (optional).
+    """
+
+    #: Tells the runner to keep the prompts and replies of the policies that make model calls.
+    record_prompts = True
+
+    def __init__(self, env: Any, path: str | os.PathLike | None = None):
+        super().__init__(env)
+        if not isinstance(env.unwrapped, TaskEnv):
+            raise TypeError(f"Recorder needs a MASE task, got {type(env.unwrapped).__name__}")
+        self.path = Path(path) if path is not None else None
+        self.episodes = 0
+        self._seed: int | None = None
+        self._written = True
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Write the last episode if it was not written yet, then reset."""
+        self._flush()
+        self.env.reset(seed=seed, options=options)
+        self._seed = seed
+        self._written = False
+
+    def step(self, action: Any) -> None:
+        """Take the action; write the episode to ``path`` once every agent is done."""
+        self.env.step(action)
+        base = self.env.unwrapped
+        if not base.agents:
+            self._flush()
+
+    def close(self) -> None:
+        """Write an unfinished episode, then close."""
+        self._flush()
+        self.env.close()
+
+    def events(self) -> list[dict[str, Any]]:
+        """Every event of the episode so far, as dicts."""
+        return [event_dict(e) for e in self.env.unwrapped.event_log]
+
+    def episode_record(self) -> dict[str, Any]:
+        """``{"events": [...]}`` for the runner's record of this episode."""
+        return {"events": self.events()}
+
+    def _flush(self) -> None:
+        if self._written:
+            return
+        self._written = True
+        if self.path is None:
+            return
+        line = {"episode": self.episodes, "seed": self._seed, "events": self.events()}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a") as f:
+            f.write(json.dumps(line) + "\n")
+        self.episodes += 1

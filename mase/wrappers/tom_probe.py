@@ -1,0 +1,283 @@
+"""Theory-of-Mind probes: ask agents what they and their teammates know, and score exactly.
+
+:class:`ToMProbe` wraps any MASE task. After every step it runs its probe hooks on the step's
+new events; each hook yields :class:`Question` records (who is asked, the level, the kind,
+the teammate asked about, the fact keys, the question text). A question is put to the asked
+agent at its next turn (and to everyone when the episode ends): its true answer is computed
+then from the task's knowledge tracker (``env.unwrapped.knowledge()``) and true facts, and
+the question appears in ``infos[agent]["tom_questions"]`` as ``{"id", "question"}``. The
+caller answers with :meth:`ToMProbe.answer_questions`; :meth:`ToMProbe.episode_record` gives
+the accuracy per level and every probe with its truth, reply and score.
+
+Ground truth per level, for the question's fact keys (all of them must hold):
+
+================  ==========================================================================
+level             true when
+================  ==========================================================================
+introspection     the asked agent holds the current value (``tracker.introspection``)
+first_order       teammate ``about`` holds it (``tracker.first_order``)
+second_order      ``about`` knows the asked agent holds it
+                  (``tracker.second_order(knower=about, other=asked)``)
+================  ==========================================================================
+
+``false_belief`` marks a question whose relevant agent holds an outdated value: the asked
+agent (introspection), ``about`` (first order), or ``about``'s picture of the asked agent
+(second order). A hook may instead give its own ``holds(tracker, truth) -> bool``.
+
+A probe hook is a function ``hook(context) -> iterable of Question``; the task's built-in
+hooks are named by its ``tom_probes`` attribute (search and rescue: the paper's questions,
+:data:`mase.envs.search_rescue.tom.PAPER_PROBES`). ``examples/custom_probe.py`` adds one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from gymnasium.envs.registration import load_env_creator
+from pettingzoo.utils.wrappers import BaseWrapper
+
+from mase.events import Event, FactKey
+from mase.knowledge import KnowledgeTracker
+from mase.llm.prompts import parse_yes_no
+
+LEVELS = ("introspection", "first_order", "second_order")
+
+#: A custom ground truth: ``holds(tracker, true_facts) -> bool``, evaluated at asking time.
+Holds = Callable[[KnowledgeTracker, Mapping[FactKey, Any]], bool]
+
+
+@dataclass(frozen=True)
+class ProbeContext:
+    """What a probe hook sees after a step.
+
+    Attributes:
+        agent: the agent that just acted.
+        events: the events of that step (its action's, its message's, and any the task logged).
+        env: the unwrapped task.
+        knowledge: the task's knowledge tracker, up to date.
+        truth: the true facts now.
+        rng: the probe's seeded generator (for choosing whom to ask about).
+    """
+
+    agent: str
+    events: tuple[Event, ...]
+    env: Any
+    knowledge: KnowledgeTracker
+    truth: Mapping[FactKey, Any]
+    rng: np.random.Generator
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question a probe hook wants asked.
+
+    Attributes:
+        asked: the agent the question is put to (at its next turn).
+        level: ``"introspection"``, ``"first_order"`` or ``"second_order"`` (any other level
+            needs ``holds``).
+        kind: what the question is about, in the task's words (``"sequence"``, ...).
+        question: the text put to the agent.
+        facts: the fact keys the answer depends on.
+        about: the teammate asked about (``None`` for introspection).
+        holds: a custom ground truth; ``None`` uses the level's rule (module docstring).
+    """
+
+    asked: str
+    level: str
+    kind: str
+    question: str
+    facts: tuple[FactKey, ...] = ()
+    about: str | None = None
+    holds: Holds | None = None
+
+    def __post_init__(self) -> None:
+        if self.holds is None:
+            if self.level not in LEVELS:
+                raise ValueError(
+                    f"question level {self.level!r} is not one of {LEVELS}; give a custom "
+                    "holds(tracker, truth) function for other levels"
+                )
+            if not self.facts:
+                raise ValueError("a question needs the fact keys its answer depends on")
+            if self.level != "introspection" and self.about is None:
+                raise ValueError(f"a {self.level} question needs the teammate it is about")
+
+
+#: A probe hook: given what just happened, the questions to ask.
+Probe = Callable[[ProbeContext], Iterable[Question]]
+
+
+def true_answer(
+    question: Question, tracker: KnowledgeTracker, truth: Mapping[FactKey, Any]
+) -> tuple[bool, bool]:
+    """The true answer to ``question`` now, and whether a false belief is involved."""
+    if question.holds is not None:
+        return bool(question.holds(tracker, truth)), False
+    asked, about, keys = question.asked, question.about, question.facts
+    if question.level == "introspection":
+        holds = all(tracker.introspection(asked, k, truth) for k in keys)
+        stale = any(tracker.false_belief(asked, k, truth) for k in keys)
+    elif question.level == "first_order":
+        holds = all(tracker.first_order(about, k, truth) for k in keys)
+        stale = any(tracker.false_belief(about, k, truth) for k in keys)
+    else:
+        holds = all(tracker.second_order(about, asked, k, truth) for k in keys)
+        picture = tracker.model(about, asked)
+        stale = any(k in picture and picture[k] != truth.get(k) for k in keys)
+    return holds, stale
+
+
+class ToMProbe(BaseWrapper):
+    """Asks Theory-of-Mind questions after events and scores the answers exactly.
+
+    Nothing is added to observations; questions travel in ``infos[agent]["tom_questions"]``
+    (see the module docstring), so the wrapped env passes PettingZoo's ``api_test``.
+
+    Args:
+        env: a MASE task, possibly wrapped.
+        probes: probe hooks; ``None`` loads the task's built-in hooks (its ``tom_probes``).
+        seed: seeds the generator hooks draw from (combined with each ``reset`` seed).
+
+    Example:
+        >>> import mase
+        >>> from mase.wrappers import MessageChannel
+        >>> from mase.wrappers.tom_probe import ToMProbe
+        >>> env = ToMProbe(MessageChannel(mase.make("mase/SearchRescue-v0")))
+        >>> env.reset(seed=0)
+        >>> env.step(0)  # Alpha inspects the bomb in its room
+        >>> [env.step(0) for _ in range(2)] and None  # Bravo and Charlie inspect too
+        >>> [q["question"] for q in env.infos["alpha"]["tom_questions"]][:1]
+        ['Do you know the sequence of bomb 5?']
+    """
+
+    def __init__(self, env: Any, probes: Sequence[Probe] | None = None, seed: int = 0):
+        super().__init__(env)
+        base = env.unwrapped
+        if probes is None:
+            spec = getattr(base, "tom_probes", None)
+            if not spec:
+                raise ValueError(
+                    f"{type(base).__name__} has no built-in Theory-of-Mind probes (its "
+                    "tom_probes attribute is empty); pass probes=[hook, ...]"
+                )
+            probes = load_env_creator(spec)
+        self.probes = tuple(probes)
+        if not self.probes:
+            raise ValueError("ToMProbe needs at least one probe hook")
+        self.seed = seed
+        self._rng = np.random.default_rng(seed)
+        self._clear()
+
+    def _clear(self) -> None:
+        self._pending: dict[str, list[tuple[int, Question]]] = {}
+        self._records: dict[str, dict[str, Any]] = {}
+        self._asked: dict[str, set[str]] = {}
+        self._count = 0
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Reset the task and forget every question."""
+        super().reset(seed=seed, options=options)
+        if seed is not None:
+            self._rng = np.random.default_rng((self.seed, seed % 2**63))
+        self._clear()
+
+    def step(self, action: Any) -> None:
+        """Take the action, run the probe hooks on its events, and ask due questions."""
+        base = self.env.unwrapped
+        agent = base.agent_selection
+        live = not (base.terminations.get(agent, True) or base.truncations.get(agent, True))
+        if not live:
+            self.env.step(action)
+            return
+        base.infos[agent].pop("tom_questions", None)  # asked before this turn: answered or not
+        start = len(base.event_log)
+        self.env.step(action)
+        events = tuple(base.event_log[start:])
+        tracker, truth = base.knowledge(), base.true_facts()
+        context = ProbeContext(agent, events, base, tracker, truth, self._rng)
+        for hook in self.probes:
+            for question in hook(context):
+                self._pending.setdefault(question.asked, []).append((base.round, question))
+        ended = not base.agents or all(
+            base.terminations.get(a) or base.truncations.get(a) for a in base.agents
+        )
+        due = list(self._pending) if ended else [base.agent_selection]
+        for asked in due:
+            self._ask(asked)
+
+    def _ask(self, agent: str) -> None:
+        """Put the agent's pending questions to it: evaluate their truth now, list them."""
+        pending = self._pending.pop(agent, None)
+        base = self.env.unwrapped
+        if not pending or agent not in base.infos:
+            return
+        tracker, truth = base.knowledge(), base.true_facts()
+        listed = []
+        for rnd, question in pending:
+            holds, stale = true_answer(question, tracker, truth)
+            self._count += 1
+            qid = f"tom-{self._count}"
+            self._records[qid] = {
+                "id": qid,
+                "round": rnd,
+                "level": question.level,
+                "kind": question.kind,
+                "asked": question.asked,
+                "about": question.about,
+                "facts": [list(key) for key in question.facts],
+                "question": question.question,
+                "truth": holds,
+                "false_belief": stale,
+                "reply": None,
+                "answer": None,
+                "correct": None,
+            }
+            self._asked.setdefault(agent, set()).add(qid)
+            listed.append({"id": qid, "question": question.question})
+        base.infos[agent]["tom_questions"] = listed
+
+    def answer_questions(self, agent: str, replies: Mapping[str, str | None]) -> list[dict]:
+        """Score ``agent``'s replies to its questions (``{question id: reply text}``).
+
+        Each reply is read as yes/no (:func:`mase.llm.prompts.parse_yes_no`); a reply that
+        says neither counts as answered and wrong. Returns the scored records.
+        """
+        mine = self._asked.get(agent, set())
+        scored = []
+        for qid, reply in replies.items():
+            if qid not in mine:
+                raise ValueError(
+                    f"question {qid!r} was not asked to {agent!r}; answer the ids listed in "
+                    f"infos[{agent!r}]['tom_questions']"
+                )
+            record = self._records[qid]
+            record["reply"] = reply
+            answer = parse_yes_no(reply) if reply is not None else None
+            record["answer"] = answer
+            record["correct"] = None if reply is None else answer == record["truth"]
+            scored.append(record)
+        return scored
+
+    def metrics(self) -> dict[str, Any]:
+        """Accuracy per level (correct / answered; ``None`` when none was answered), counts."""
+        out: dict[str, Any] = {}
+        levels = list(LEVELS) + sorted({r["level"] for r in self._records.values()} - set(LEVELS))
+        for level in levels:
+            answered = [
+                r for r in self._records.values() if r["level"] == level and r["reply"] is not None
+            ]
+            correct = sum(bool(r["correct"]) for r in answered)
+            out[f"tom_{level}"] = correct / len(answered) if answered else None
+        out["tom_questions"] = len(self._records)
+        out["tom_answered"] = sum(r["reply"] is not None for r in self._records.values())
+        return out
+
+    def episode_record(self) -> dict[str, Any]:
+        """The episode's probe metrics and every question asked, in order."""
+        return {
+            "metrics": self.metrics(),
+            "probes": [dict(r) for r in self._records.values()],
+        }

@@ -1,0 +1,315 @@
+"""ToMProbe against scripted search-and-rescue episodes, from the paper's annotation criteria.
+
+Was the target present and able to observe, had it visited the room, was it communicated:
+each scenario places bombs and agents by hand, plays a scripted sequence of actions and
+messages, and checks the questions put to the acting agent and their true answers.
+"""
+
+import pytest
+from pettingzoo.test import api_test
+
+import mase
+from mase.envs.search_rescue import world
+from mase.wrappers import MessageChannel
+from mase.wrappers.tom_probe import LEVELS, Question, ToMProbe
+
+# paper layout: rooms 0, 3, 5, 6, 8; doors 0-3, 0-5, 0-6, 0-8, 3-8, 5-6, 6-8
+# cutters: alpha red+green, bravo green+blue, charlie blue+red
+BOMBS = {1: (0, ("red",)), 2: (3, ("red", "green")), 3: (5, ("green", "blue")), 4: (6, ("blue",))}
+BOMBS[5] = (8, ("red", "green", "blue"))
+INSPECT = ("inspect",)
+SEQUENCE_2 = "Bomb 2 has 2 phases. Bomb 2 remaining sequence: red, green."
+
+
+def setup(alpha, bravo, charlie, seed=0, probes=None, **kwargs):
+    """A probed messaging env with every bomb and agent placed by hand."""
+    env = ToMProbe(
+        MessageChannel(mase.make("mase/SearchRescue-v0", obs_mode="vector", **kwargs)),
+        probes=probes,
+        seed=seed,
+    )
+    env.reset(seed=seed)
+    base = env.unwrapped
+    base.world.positions.update(alpha=alpha, bravo=bravo, charlie=charlie)
+    base.world.bombs = [world.Bomb(i, room, seq) for i, (room, seq) in BOMBS.items()]
+    return env
+
+
+def play(env, *turns):
+    """Take turns in order; a turn is an action or ``(action, message)``."""
+    layout = env.unwrapped.layout
+    for turn in turns:
+        if isinstance(turn[0], tuple):
+            action, message = turn
+            env.step({"action": layout.action_index(*action), "message": message})
+        else:
+            env.step(layout.action_index(*turn))
+
+
+def asked(env, agent):
+    """The records of the questions now put to ``agent``, by (level, kind)."""
+    ids = [q["id"] for q in env.unwrapped.infos[agent].get("tom_questions", [])]
+    records = {r["id"]: r for r in env.episode_record()["probes"]}
+    return {(records[i]["level"], records[i]["kind"]): records[i] for i in ids}
+
+
+def over_teammates(scenario):
+    """Run ``scenario(seed)`` for seeds until both teammates have been asked about."""
+    seen = set()
+    for seed in range(20):
+        seen.add(scenario(seed))
+        if len(seen) == 2:
+            return seen
+    raise AssertionError(f"only {seen} were asked about")
+
+
+def test_inspection_seen_by_a_teammate_in_the_room():
+    def scenario(seed):
+        env = setup(alpha=3, bravo=3, charlie=0, seed=seed)
+        play(env, INSPECT, ("go", 5), ("go", 5))
+        q = asked(env, "alpha")
+        assert set(q) == {(level, "sequence") for level in LEVELS}
+        about = q["first_order", "sequence"]["about"]
+        assert q["introspection", "sequence"]["truth"] is True
+        # bravo was present and saw it; charlie was elsewhere
+        assert q["first_order", "sequence"]["truth"] is (about == "bravo")
+        assert q["second_order", "sequence"]["truth"] is (about == "bravo")
+        assert not any(r["false_belief"] for r in q.values())
+        return about
+
+    assert over_teammates(scenario) == {"bravo", "charlie"}
+
+
+def test_inspection_alone_is_unknown_to_both_teammates():
+    def scenario(seed):
+        env = setup(alpha=3, bravo=0, charlie=0, seed=seed)
+        play(env, INSPECT, INSPECT, INSPECT)
+        q = asked(env, "alpha")
+        assert q["introspection", "sequence"]["truth"] is True
+        assert q["first_order", "sequence"]["truth"] is False
+        assert q["second_order", "sequence"]["truth"] is False
+        assert not q["first_order", "sequence"]["false_belief"]  # holding nothing
+        return q["first_order", "sequence"]["about"]
+
+    over_teammates(scenario)
+
+
+def test_sequence_told_by_message_is_known_after_delivery():
+    def scenario(seed):
+        env = setup(alpha=3, bravo=0, charlie=8, seed=seed)
+        play(env, (INSPECT, SEQUENCE_2), INSPECT, INSPECT)
+        q = asked(env, "alpha")
+        # a broadcast reaches both teammates; each knows alpha told it
+        assert q["first_order", "sequence"]["truth"] is True
+        assert q["second_order", "sequence"]["truth"] is True
+        return q["first_order", "sequence"]["about"]
+
+    over_teammates(scenario)
+
+
+def told_back(context):
+    """After a message, ask each recipient whether the sender knows that it knows."""
+    for event in context.events:
+        if event.kind != "message":
+            continue
+        facts = tuple(context.env.parse_facts(event.note))
+        for recipient in sorted(event.audience - {event.actor}):
+            yield Question(
+                recipient,
+                "second_order",
+                "told",
+                f"Does {event.actor} know that you know?",
+                facts,
+                about=event.actor,
+            )
+
+
+def test_second_order_after_a_message_holds_in_the_other_direction():
+    # bravo inspects bomb 2 alone and tells the team: the teller knows that each recipient
+    # holds what it said (asked to the recipients: "does bravo know that you know?")
+    env = setup(alpha=0, bravo=3, charlie=8, probes=[told_back])
+    play(env, INSPECT, (INSPECT, SEQUENCE_2))
+    q = asked(env, "charlie")
+    assert q["second_order", "told"]["about"] == "bravo"
+    assert q["second_order", "told"]["truth"] is True
+    play(env, INSPECT)
+    assert asked(env, "alpha")["second_order", "told"]["truth"] is True
+    # a wrong claim: bravo knows what charlie was told, but that is not knowing the truth
+    env = setup(alpha=0, bravo=3, charlie=8, probes=[told_back])
+    play(env, INSPECT, (INSPECT, "Bomb 2 remaining sequence: blue."))
+    told = asked(env, "charlie")["second_order", "told"]
+    assert told["truth"] is False and told["false_belief"] is True
+
+
+def test_wrong_sequence_told_is_a_false_belief():
+    def scenario(seed):
+        env = setup(alpha=6, bravo=0, charlie=0, seed=seed)
+        # alpha inspects bomb 4 (blue) alone and tells the team it is red
+        play(env, (INSPECT, "Bomb 4 has 1 phase. Bomb 4 remaining sequence: red."))
+        play(env, INSPECT, INSPECT)
+        q = asked(env, "alpha")
+        first, second = q["first_order", "sequence"], q["second_order", "sequence"]
+        assert first["truth"] is False and first["false_belief"] is True
+        assert second["truth"] is False and second["false_belief"] is True
+        assert q["introspection", "sequence"]["truth"] is True
+        return first["about"]
+
+    over_teammates(scenario)
+
+
+def test_bomb_cut_after_a_witness_left_is_a_false_belief():
+    def scenario(seed):
+        env = setup(alpha=3, bravo=3, charlie=0, seed=seed)
+        play(env, INSPECT, ("go", 0), INSPECT)  # round 1: bravo sees the sequence, leaves
+        play(env, ("cut", "red"), INSPECT, INSPECT)  # round 2: alpha cuts with bravo gone
+        q = asked(env, "alpha")
+        assert {k for _, k in q} == {"state", "phase"}
+        about = q["first_order", "state"]["about"]
+        assert q["introspection", "state"]["truth"] is True
+        assert q["introspection", "phase"]["truth"] is True
+        for kind in ("state", "phase"):
+            first, second = q["first_order", kind], q["second_order", kind]
+            assert first["truth"] is False and second["truth"] is False
+            # bravo holds the old sequence; charlie never saw bomb 2
+            assert first["false_belief"] is (about == "bravo")
+            assert second["false_belief"] is (about == "bravo")
+        return about
+
+    over_teammates(scenario)
+
+
+def test_move_asks_about_the_room_entered():
+    env = setup(alpha=3, bravo=0, charlie=0)
+    play(env, ("go", 8), INSPECT, INSPECT)
+    q = asked(env, "alpha")
+    assert set(q) == {(level, "room") for level in LEVELS}
+    record = q["first_order", "room"]
+    assert record["facts"] == [["room_bomb", 8], ["bomb_status", 5]]
+    assert record["question"] == f"Does {record['about'].capitalize()} know what room 8 holds?"
+    assert record["asked"] == "alpha" and record["round"] == 1
+    assert q["introspection", "room"]["about"] is None
+    assert q["introspection", "room"]["truth"] is True  # it stands there now and sees it
+
+
+def test_explosion_asks_about_the_state_only():
+    env = setup(alpha=3, bravo=0, charlie=0, wrong_cutter="explode")
+    play(env, ("cut", "green"), INSPECT, INSPECT)
+    q = asked(env, "alpha")
+    assert set(q) == {(level, "state") for level in LEVELS}
+    assert q["introspection", "state"]["truth"] is True
+    assert q["first_order", "state"]["truth"] is False
+
+
+@pytest.mark.parametrize(
+    "action",
+    [("go", 5), ("cut", "green"), ("cut", "blue"), ("go", 3)],
+    ids=["no door", "wrong colour", "not owned", "already there"],
+)
+def test_invalid_actions_ask_nothing(action):
+    env = setup(alpha=3, bravo=0, charlie=0)
+    play(env, action, ("go", 3), ("go", 3))
+    assert "tom_questions" not in env.unwrapped.infos["alpha"]
+    assert env.episode_record()["metrics"]["tom_questions"] == 0
+    # the teammates' moves into room 3 are asked to them at their next turns
+    play(env, INSPECT)
+    assert asked(env, "bravo") and not asked(env, "alpha")
+
+
+def test_questions_wait_for_the_asked_agents_turn_and_leave_after_it():
+    env = setup(alpha=3, bravo=3, charlie=0)
+    play(env, INSPECT)
+    assert not asked(env, "alpha") and env.episode_record()["metrics"]["tom_questions"] == 0
+    play(env, ("go", 0), INSPECT)
+    assert len(asked(env, "alpha")) == 3
+    play(env, ("go", 0))  # alpha acts: its questions are gone from its info
+    assert "tom_questions" not in env.unwrapped.infos["alpha"]
+    # bravo's turn now: its move's questions are put to it
+    assert set(asked(env, "bravo")) == {(level, "room") for level in LEVELS}
+    assert env.episode_record()["metrics"]["tom_questions"] == 6
+
+
+def test_episode_end_asks_everyone():
+    env = setup(alpha=3, bravo=3, charlie=3, max_cycles=1)
+    play(env, INSPECT, INSPECT, INSPECT)
+    base = env.unwrapped
+    assert all(base.truncations.values())
+    for agent in ("alpha", "bravo", "charlie"):
+        q = asked(env, agent)
+        assert set(q) == {(level, "sequence") for level in LEVELS}
+        assert all(r["truth"] for r in q.values())  # all three saw all three inspections
+    for _ in env.agent_iter():
+        env.step(None)
+    assert env.episode_record()["metrics"]["tom_questions"] == 9
+
+
+def test_answers_are_scored_per_level():
+    env = setup(alpha=3, bravo=3, charlie=0, seed=0)
+    record = env.episode_record()["metrics"]
+    assert [record[f"tom_{level}"] for level in LEVELS] == [None, None, None]
+    play(env, INSPECT, ("go", 0), INSPECT)
+    q = asked(env, "alpha")
+    replies = {
+        q["introspection", "sequence"]["id"]: "Yes, I inspected it.",
+        q["first_order", "sequence"]["id"]: "No."
+        if q["first_order", "sequence"]["truth"]
+        else "Yes.",
+        q["second_order", "sequence"]["id"]: "I cannot say.",
+    }
+    scored = env.answer_questions("alpha", replies)
+    assert [r["correct"] for r in scored] == [True, False, False]
+    assert scored[2]["answer"] is None and scored[2]["reply"] == "I cannot say."
+    metrics = env.episode_record()["metrics"]
+    assert metrics["tom_introspection"] == 1.0
+    assert metrics["tom_first_order"] == 0.0
+    assert metrics["tom_second_order"] == 0.0
+    assert metrics["tom_questions"] == metrics["tom_answered"] == 3
+    # unanswered questions stay in the records with no reply and count in no accuracy
+    play(env, ("go", 0), ("go", 3), ("go", 5))
+    env.answer_questions("bravo", {})
+    metrics = env.episode_record()["metrics"]
+    assert metrics["tom_answered"] == 3 and metrics["tom_questions"] > 3
+    assert metrics["tom_introspection"] == 1.0
+    with pytest.raises(ValueError, match="was not asked to 'bravo'"):
+        env.answer_questions("bravo", {q["introspection", "sequence"]["id"]: "yes"})
+
+
+def test_records_carry_everything_and_reset_clears_them():
+    env = setup(alpha=3, bravo=3, charlie=0)
+    play(env, INSPECT, ("go", 0), INSPECT)
+    probes = env.episode_record()["probes"]
+    assert probes and set(probes[0]) == {
+        "id", "round", "level", "kind", "asked", "about", "facts", "question", "truth",
+        "false_belief", "reply", "answer", "correct",
+    }  # fmt: skip
+    assert len({p["id"] for p in probes}) == len(probes)
+    env.reset(seed=1)
+    assert env.episode_record()["probes"] == []
+    assert not any("tom_questions" in info for info in env.unwrapped.infos.values())
+
+
+def test_the_drawn_teammate_is_seeded():
+    def abouts(seed):
+        env = setup(alpha=3, bravo=3, charlie=3, seed=seed)
+        play(env, INSPECT, INSPECT, INSPECT, INSPECT, INSPECT, INSPECT)
+        return [p["about"] for p in env.episode_record()["probes"]]
+
+    assert abouts(3) == abouts(3)
+    assert len({tuple(abouts(s)) for s in range(6)}) > 1
+
+
+def test_a_task_without_built_in_probes_needs_them_given():
+    env = mase.make("mase/SearchRescue-v0")
+    env.unwrapped.tom_probes = None
+    with pytest.raises(ValueError, match="pass probes="):
+        ToMProbe(env)
+    with pytest.raises(ValueError, match="at least one"):
+        ToMProbe(env, probes=[])
+    with pytest.raises(ValueError, match="holds"):
+        Question("alpha", "third_order", "x", "?", (("score",),), about="bravo")
+
+
+@pytest.mark.parametrize("messages", [False, True], ids=["plain", "message channel"])
+def test_api_test_passes_on_the_wrapped_env(messages):
+    env = mase.make("mase/SearchRescue-v0")
+    env = ToMProbe(MessageChannel(env) if messages else env)
+    api_test(env, num_cycles=200)
