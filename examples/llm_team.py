@@ -42,5 +42,5 @@ print(
 )
 probe = record["probes"][0]
 print("a probe:", probe["question"], "->", probe["reply"].split(".")[0], "| truth:", probe["truth"])
-print("a belief, as Alpha wrote it last:")
-print(team["alpha"]._belief if hasattr(team["alpha"], "_belief") else "")
+print("Alpha's belief at the end (first lines):")
+print("\n".join(team["alpha"].current_belief.splitlines()[:8]))

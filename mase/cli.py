@@ -83,6 +83,16 @@ USAGE_COLUMNS = (
 )
 
 
+def _table_columns(summaries: list[dict]) -> tuple[tuple[str, str, str], ...]:
+    """The results table's columns: the defaults, then usage and belief accuracy if measured."""
+    columns = DEFAULT_COLUMNS
+    if any(s["metrics"].get("llm_calls") for s in summaries):
+        columns += USAGE_COLUMNS
+    if any("belief_accuracy" in s["metrics"] for s in summaries):
+        columns += (("belief_accuracy", "belief accuracy", "{:.1%}"),)
+    return columns
+
+
 def _faults(args: argparse.Namespace) -> Any:
     from mase.llm import Faults
 
@@ -215,8 +225,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         f"\n{args.env}  ({args.episodes} episodes per team, seeds {args.seed}..."
         f"{args.seed + args.episodes - 1})"
     )
-    used = any(s["metrics"].get("llm_calls") for s in summaries)
-    print(results_table(summaries, DEFAULT_COLUMNS + (USAGE_COLUMNS if used else ())))
+    print(results_table(summaries, _table_columns(summaries)))
     _print_extras(summaries)
     if where:
         print(f"model seats: {where}")
@@ -356,8 +365,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if summaries:
         envs = sorted({s.get("env_id", "?") for s in summaries})
         print(", ".join(envs))
-        used = any(s["metrics"].get("llm_calls") for s in summaries)
-        print(results_table(summaries, DEFAULT_COLUMNS + (USAGE_COLUMNS if used else ())))
+        print(results_table(summaries, _table_columns(summaries)))
         _print_extras(summaries)
     if args.plot:
         if not logs:

@@ -79,16 +79,6 @@ _ENDS = (
     "Current observation:",
     prompts.FEEDBACK.split("{", 1)[0].strip(),
 )
-#: Belief sections whose fact sentences are what the agent holds (not Messages, not ToM).
-_FACT_SECTIONS = (
-    "Role",
-    "Round and score",
-    "Your location",
-    "Room contents",
-    "Teammate locations",
-    "Bomb intel",
-    "Tools",
-)
 #: The kinds a belief's Theory-of-Mind sections state (as the oracle belief does).
 _BELIEF_KINDS = ("room", "state", "sequence")
 _QUOTED = re.compile(r'([A-Za-z]+): "(.*?)"(?=\s+[A-Za-z]+: "|\s*$)', re.S)
@@ -187,7 +177,7 @@ class Mind:
     def read_belief(self, text: str) -> None:
         """Start from a belief state (the format of :mod:`.belief`)."""
         sections = beliefs.read(text)
-        for header in _FACT_SECTIONS:
+        for header in beliefs.FACT_SECTIONS:
             self.facts.update(parse_facts(sections.get(header, "")))
         result = sections.get("Last action result", "")
         self.last_result = result if result and result != beliefs.UNKNOWN else "none yet"

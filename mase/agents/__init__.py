@@ -43,7 +43,7 @@ def _cbs(arg: str | None) -> PolicyProtocol:
     return CBSPolicy(node_budget=int(arg))
 
 
-def _llm(arg: str | None, llm: Any = None, belief: bool = False) -> PolicyProtocol:
+def _llm(arg: str | None, llm: Any = None, belief: bool | str = False) -> PolicyProtocol:
     from mase.agents.llm import LLMAgent
     from mase.llm.config import LLMConfig
 
@@ -64,10 +64,11 @@ POLICIES: dict[str, Callable[..., PolicyProtocol]] = {
     "sb3-ppo": _sb3,
     "llm": lambda arg, llm=None: _llm(arg, llm),
     "llm-belief": lambda arg, llm=None: _llm(arg, llm, belief=True),
+    "llm-oracle-belief": lambda arg, llm=None: _llm(arg, llm, belief="oracle"),
 }
 
 #: Policies configured by ``make_policy(..., llm=...)``.
-_TAKES_LLM = frozenset(("llm", "llm-belief"))
+_TAKES_LLM = frozenset(("llm", "llm-belief", "llm-oracle-belief"))
 
 
 def policy_names() -> list[str]:
@@ -84,8 +85,8 @@ def make_policy(name: str, env: Any, llm: Any = None) -> PolicyProtocol:
     at N node expansions); ``"mappo"`` and ``"sb3-ppo"``
     load the checkpoints shipped for search and rescue, and ``"mappo:PATH"`` /
     ``"sb3-ppo:PATH"`` load your own. ``"llm"`` is an :class:`LLMAgent` and
-    ``"llm-belief"`` one in belief mode; ``"llm:MODEL"`` / ``"llm-belief:MODEL"`` choose the
-    model.
+    ``"llm-belief"`` one in belief mode, ``"llm-oracle-belief"`` one given the env's oracle
+    belief each turn (an ablation); ``"llm:MODEL"`` and the like choose the model.
 
     Args:
         name: the policy name, optionally ``name:ARG``.

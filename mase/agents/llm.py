@@ -43,7 +43,9 @@ class LLMAgent(Policy):
     Args:
         config: the model and endpoint; ``None`` reads the environment
             (:meth:`LLMConfig.from_env`).
-        belief: keep and rewrite a belief state (the paper's belief mode).
+        belief: keep and rewrite a belief state (the paper's belief mode); ``"oracle"``
+            gives the agent the env's oracle belief each turn instead (what it really knows,
+            from the knowledge tracker; an ablation that costs no rewrite call).
         window: previous turns of raw history in each prompt (the paper: two rounds).
         retries: extra tries after a reply that names no legal action.
         max_reply_chars: replies kept for later prompts are cut to this length (a runaway
@@ -77,7 +79,7 @@ class LLMAgent(Policy):
     def __init__(
         self,
         config: LLMConfig | None = None,
-        belief: bool = False,
+        belief: bool | str = False,
         window: int = 2,
         retries: int = 1,
         max_reply_chars: int = 2000,
@@ -89,6 +91,8 @@ class LLMAgent(Policy):
             raise ValueError(f"retries must be 0 or more, got {retries}")
         if max_reply_chars < 1:
             raise ValueError(f"max_reply_chars must be positive, got {max_reply_chars}")
+        if belief not in (False, True, "oracle"):
+            raise ValueError(f"belief must be False, True or 'oracle', got {belief!r}")
         if config is None:
             config = client.config if client is not None else LLMConfig.from_env()
         self.config = config
@@ -140,6 +144,11 @@ class LLMAgent(Policy):
         """:meth:`answer` for asyncio code."""
         return await _adrive(self._answer(question), self._acall)
 
+    @property
+    def current_belief(self) -> str:
+        """The belief state the agent holds now (empty without belief mode)."""
+        return self._belief
+
     def episode_record(self) -> dict[str, Any]:
         """Usage of the episode so far: ``{"metrics": {...}, "calls": [...]}``.
 
@@ -157,7 +166,9 @@ class LLMAgent(Policy):
     def _act(self, observation: Any) -> _Dialogue:
         self._turn += 1
         text = _observation_text(observation, self.base, self.agent)
-        if self.belief:
+        if self.belief == "oracle":
+            self._belief = self.base.oracle_belief(self.agent)
+        elif self.belief:
             completion = yield self._belief_prompt(text), "belief"
             if completion.error or not completion.text.strip():
                 self._belief = f"{self._belief}\n\nNew observation:\n{text}"

@@ -11,13 +11,38 @@
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from mase.llm.cache import CachedReply, ResponseCache, request_key
-from mase.llm.client import ChatClient, Completion
-from mase.llm.config import LLMConfig, LLMUnavailable
 from mase.llm.server import Faults, OfflineServer, Responder
-from mase.llm.usage import DEFAULT_PRICES, cost_usd, load_prices, price_table
+
+if TYPE_CHECKING:
+    from mase.llm.cache import CachedReply, ResponseCache, request_key
+    from mase.llm.client import ChatClient, Completion
+    from mase.llm.config import LLMConfig, LLMUnavailable
+    from mase.llm.usage import DEFAULT_PRICES, cost_usd, load_prices, price_table
+
+#: Names loaded on first use: the client pulls in ``openai`` (a second or so to import), and
+#: ``import mase`` should not pay for it.
+_LAZY = {
+    "CachedReply": "mase.llm.cache",
+    "ResponseCache": "mase.llm.cache",
+    "request_key": "mase.llm.cache",
+    "ChatClient": "mase.llm.client",
+    "Completion": "mase.llm.client",
+    "LLMConfig": "mase.llm.config",
+    "LLMUnavailable": "mase.llm.config",
+    "DEFAULT_PRICES": "mase.llm.usage",
+    "cost_usd": "mase.llm.usage",
+    "load_prices": "mase.llm.usage",
+    "price_table": "mase.llm.usage",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'mase.llm' has no attribute {name!r}")
 
 
 def offline_server(env_or_task: Any, faults: Faults | None = None, port: int = 0) -> OfflineServer:

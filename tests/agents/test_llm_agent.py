@@ -425,3 +425,23 @@ def test_make_policy_builds_llm_agents(monkeypatch):
     assert mase.agents.LLMAgent is LLMAgent
     with pytest.raises(ValueError, match="window"):
         LLMAgent(config, window=-1)
+
+
+def test_oracle_belief_mode_uses_the_envs_oracle_and_no_rewrite_call():
+    from mase.llm import offline_server
+    from mase.runner import run_episode
+    from mase.wrappers import BeliefState
+
+    env = BeliefState(MessageChannel(mase.make("mase/SearchRescue-v0")))
+    with offline_server(env) as server:
+        config = LLMConfig(base_url=server.base_url, cache=False)
+        team = {seat: LLMAgent(config, belief="oracle") for seat in env.possible_agents}
+        record = run_episode(env, team, seed=0)
+    assert record["metrics"]["score"] == 90
+    assert record["metrics"]["belief_calls"] == 0
+    # the belief handed in each turn is the oracle's: complete, and wrong only where the agent
+    # really holds an outdated value (a teammate's report overtaken by events)
+    assert record["metrics"]["belief_recall"] == 1.0
+    assert 0.9 <= record["metrics"]["belief_accuracy"] <= 1.0
+    with pytest.raises(ValueError, match="belief must be"):
+        LLMAgent(config, belief="sometimes")
