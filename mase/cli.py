@@ -18,7 +18,14 @@ from typing import Any
 
 import mase
 from mase.agents import HumanPolicy, make_policy, policy_names
-from mase.presets import PRESETS, comparison_table, load_preset, tom_table, usage_line
+from mase.presets import (
+    PRESETS,
+    belief_line,
+    comparison_table,
+    load_preset,
+    tom_table,
+    usage_line,
+)
 from mase.registry import UnknownArgumentError, UnknownEnvError
 from mase.report import (
     DEFAULT_COLUMNS,
@@ -193,6 +200,8 @@ def _print_extras(summaries: list[dict], paper: dict[str, dict] | None = None) -
     for s in summaries:
         if s.get("usage"):
             print(usage_line(s))
+        if belief_line(s):
+            print(belief_line(s))
 
 
 def cmd_eval(args: argparse.Namespace) -> int:

@@ -150,3 +150,15 @@ def usage_line(summary: dict) -> str:
     if usage.get("llm_errors"):
         parts.append(f"{usage['llm_errors']:.0f} failed calls")
     return f"{summary.get('team', '?')} model usage: " + ", ".join(parts)
+
+
+def belief_line(summary: dict) -> str | None:
+    """One line on the beliefs a team's seats wrote (``None`` when none were scored)."""
+    metrics = summary.get("metrics", {})
+    accuracy, recall = metrics.get("belief_accuracy"), metrics.get("belief_recall")
+    if accuracy is None:
+        return None
+    line = f"{summary.get('team', '?')} beliefs: {accuracy['mean']:.1%} of stated facts true"
+    if recall is not None:
+        line += f", {recall['mean']:.1%} of what the agent was shown or told kept"
+    return line + f" (mean over {accuracy['n']} episodes)"
