@@ -277,6 +277,8 @@ def _eval_preset(args: argparse.Namespace) -> int:
         f"{args.seed}...{args.seed + args.episodes - 1})"
     )
     print(comparison_table(preset, summaries, labels))
+    for note in preset.notes:
+        print(textwrap.fill(note, 100))
     paper = {
         labels[t.label]: preset.paper[t.paper_row]
         for t in preset.teams

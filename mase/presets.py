@@ -47,6 +47,9 @@ class Preset:
         columns: (metric key, header, format) of the measured columns.
         paper: paper row name -> {metric key: (mean, std) or a number}.
         source: where the paper's numbers come from.
+        prefer: column metric key -> a metric shown instead when a team has it (the paper's
+            valid-action rate of LLM teams counts every model output, retries included).
+        notes: lines printed under the table.
     """
 
     env_id: str
@@ -55,6 +58,8 @@ class Preset:
     paper: dict[str, dict[str, Any]] = field(default_factory=dict)
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     source: str = ""
+    prefer: dict[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
 
 #: Preset name -> ``"module:attribute"`` of its :class:`Preset` (loaded when used).
@@ -96,7 +101,8 @@ def comparison_table(
         paper = preset.paper.get(team.paper_row or "", {})
         row = [(labels or {}).get(team.label, team.label)]
         for key, _, fmt in preset.columns:
-            measured = summary["metrics"].get(key) if summary else None
+            metrics = summary["metrics"] if summary else {}
+            measured = metrics.get(preset.prefer.get(key, key), metrics.get(key))
             row += [mean_std(measured, fmt), _paper_cell(paper.get(key), fmt) if paper else "-"]
         episodes = str(summary["episodes"]) if summary else "-"
         if summary and summary.get("failed"):

@@ -59,5 +59,11 @@ TABLE1 = Preset(
         "CBS planner": {"score": (90, 0.0), "rounds": (6.0, 0.0), "valid_action_rate": None},
         "Random": {"score": (38, 14.7), "rounds": (30.0, 0.0), "valid_action_rate": None},
     },
+    prefer={"valid_action_rate": "llm_valid_output_rate"},
+    notes=(
+        "valid action: for teams of models, the share of all model outputs (retries included) "
+        "that parse to a legal action, as the paper counts it; for the others, the share of "
+        "turns whose action was legal",
+    ),
     source="Li et al. 2023, Theory of Mind for Multi-Agent Collaboration via LLMs, Tables 1 and 2",
 )

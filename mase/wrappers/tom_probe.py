@@ -140,6 +140,8 @@ class ToMProbe(BaseWrapper):
         env: a MASE task, possibly wrapped.
         probes: probe hooks; ``None`` loads the task's built-in hooks (its ``tom_probes``).
         seed: seeds the generator hooks draw from (combined with each ``reset`` seed).
+        rate: the share of the hooks' questions actually asked, drawn per question from the
+            same generator (1.0: all; lower it to spend fewer model calls on probes).
 
     Example:
         >>> import mase
@@ -153,8 +155,13 @@ class ToMProbe(BaseWrapper):
         ['Do you know the sequence of bomb 5?']
     """
 
-    def __init__(self, env: Any, probes: Sequence[Probe] | None = None, seed: int = 0):
+    def __init__(
+        self, env: Any, probes: Sequence[Probe] | None = None, seed: int = 0, rate: float = 1.0
+    ):
         super().__init__(env)
+        if not 0.0 < rate <= 1.0:
+            raise ValueError(f"rate must be in (0, 1], got {rate}")
+        self.rate = rate
         base = env.unwrapped
         if probes is None:
             spec = getattr(base, "tom_probes", None)
@@ -200,6 +207,8 @@ class ToMProbe(BaseWrapper):
         context = ProbeContext(agent, events, base, tracker, truth, self._rng)
         for hook in self.probes:
             for question in hook(context):
+                if self.rate < 1.0 and self._rng.random() >= self.rate:
+                    continue
                 self._pending.setdefault(question.asked, []).append((base.round, question))
         ended = not base.agents or all(
             base.terminations.get(a) or base.truncations.get(a) for a in base.agents

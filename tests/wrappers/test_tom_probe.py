@@ -313,3 +313,20 @@ def test_api_test_passes_on_the_wrapped_env(messages):
     env = mase.make("mase/SearchRescue-v0")
     env = ToMProbe(MessageChannel(env) if messages else env)
     api_test(env, num_cycles=200)
+
+
+def test_rate_asks_a_seeded_share_of_the_questions():
+    def asked(rate, seed=0):
+        env = ToMProbe(MessageChannel(mase.make("mase/SearchRescue-v0")), rate=rate, seed=seed)
+        env.reset(seed=0)
+        for turn in range(60):  # a fixed mix of inspections, moves and cuts
+            if not env.agents:
+                break
+            env.step((0, 1, 2, 0, 6, 7, 3, 8, 4, 5)[turn % 10])
+        return env.episode_record()["metrics"]["tom_questions"]
+
+    full, half = asked(1.0), asked(0.5)
+    assert 0 < half < full
+    assert asked(0.5) == half  # seeded
+    with pytest.raises(ValueError, match="rate"):
+        ToMProbe(MessageChannel(mase.make("mase/SearchRescue-v0")), rate=0.0)
