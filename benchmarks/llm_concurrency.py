@@ -8,10 +8,11 @@ the speedup over K = 1 and the goal of 0.8·K.
 
 The framework's overhead per model call is measured at K = 1, where nothing overlaps: wall
 time minus the time spent inside the ``openai`` call, over the calls. It is everything MASE
-does around the model (env steps, prompts, parsing, records). The references, in the same
-run: a bare ``openai`` client sending the same prompts one after another (the cost of a call
-itself), and the same bare client in K threads (what the client and this machine allow at
-that concurrency, with no env at all).
+does around the model (env steps, prompts, parsing, records), without and with the response
+cache (a run of misses: hashing the request, looking it up, storing the reply). The
+references, in the same run: a bare ``openai`` client sending the same prompts one after
+another (the cost of a call itself), and the same bare client in K threads (what the client
+and this machine allow at that concurrency, with no env at all).
 
 Goals: speedup >= 0.8·K; overhead < 2 ms per call.
 
@@ -117,6 +118,9 @@ def main() -> None:
                 k: evaluate_llm_team(config, k, args.episodes_per_worker * k, Path(tmp) / f"k{k}")
                 for k in args.concurrency
             }
+            # the same K=1 run with the response cache on (every call a miss, then stored)
+            cached = config.replace(cache=Path(tmp) / "responses.sqlite")
+            with_cache = evaluate_llm_team(cached, 1, args.episodes_per_worker, Path(tmp) / "c1")
         bare_wait, _ = bare_client(base_url, prompts, threads=1)
         bare_rates = {
             k: bare_client(base_url, prompts * max(1, k // 4), threads=k)[1]
@@ -156,6 +160,11 @@ def main() -> None:
     print(
         f"framework overhead: {overhead * 1000:.2f} ms per call (goal < 2 ms: "
         f"{'met' if overhead < 0.002 else 'NOT met'})"
+    )
+    cache_overhead = (with_cache["wall"] - with_cache["waiting"]) / with_cache["calls"]
+    print(
+        f"framework overhead with the response cache on (all misses): "
+        f"{cache_overhead * 1000:.2f} ms per call"
     )
     print(
         f"reference, bare openai client, same prompts, one thread: {bare_wait * 1000:.1f} ms "

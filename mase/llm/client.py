@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletion
 
 from mase.llm.cache import ResponseCache, request_key
 from mase.llm.config import LLMConfig
@@ -126,7 +127,9 @@ class ChatClient:
         self._count_request()
         start = time.perf_counter()
         try:
-            response = client.chat.completions.create(messages=messages, **self._request())
+            response = client.post(
+                "/chat/completions", body=self._body(messages), cast_to=ChatCompletion
+            )
             return self._finish(key, response, time.perf_counter() - start)
         except _CALL_ERRORS as exc:
             return _failed(exc, time.perf_counter() - start)
@@ -140,7 +143,9 @@ class ChatClient:
         self._count_request()
         start = time.perf_counter()
         try:
-            response = await client.chat.completions.create(messages=messages, **self._request())
+            response = await client.post(
+                "/chat/completions", body=self._body(messages), cast_to=ChatCompletion
+            )
             return self._finish(key, response, time.perf_counter() - start)
         except _CALL_ERRORS as exc:
             return _failed(exc, time.perf_counter() - start)
@@ -176,14 +181,23 @@ class ChatClient:
         with self._lock:
             self._requests += 1
 
-    def _request(self) -> dict[str, Any]:
-        request: dict[str, Any] = {
+    def _body(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """The chat-completions request body.
+
+        Sent with the client's ``post`` (its documented way to make any request, with the
+        same retries, timeouts and errors) rather than ``chat.completions.create``, whose
+        type-driven transform of the parameters cost half the client's CPU time per call
+        (about 3 ms for a two-turn prompt) and capped concurrency on a small machine; MASE's
+        messages are plain role/content dicts, which that transform leaves unchanged.
+        """
+        body: dict[str, Any] = {
             "model": self.config.model,
+            "messages": messages,
             "temperature": self.config.temperature,
         }
         if self.config.max_tokens is not None:
-            request["max_tokens"] = self.config.max_tokens
-        return request
+            body["max_tokens"] = self.config.max_tokens
+        return body
 
     def _finish(self, key: str | None, response: Any, latency: float) -> Completion:
         """A completion from the response; stored in the cache when the model replied."""
