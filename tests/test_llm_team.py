@@ -15,6 +15,7 @@ import mase
 from mase.agents import LLMAgent, RandomPolicy, make_policy
 from mase.envs.search_rescue import language_model
 from mase.envs.search_rescue import text as words
+from mase.knowledge import KnowledgeTracker
 from mase.llm import Faults, LLMConfig, OfflineServer
 from mase.runner import evaluate, run_episode
 from mase.wrappers import MessageChannel, Recorder, ToMProbe
@@ -167,10 +168,17 @@ def test_an_injected_message_is_only_text(server):
     # the score only ever rose by cuts, and each cut was the acting seat's own turn
     cuts = [e for e in record["events"] if e["kind"] == "cut"]
     assert record["metrics"]["score"] == 10 * len(cuts)
-    # its claims are only claims: recipients hold them as alpha's word, the world is unchanged
-    claim = base.knowledge().belief("bravo", ("score",))
-    assert base.true_facts()[("score",)] == record["metrics"]["score"]
-    assert claim is not None
+    # its claims are only claims: right after the first message, bravo holds "score 90" as
+    # alpha's word while the true score was still 0
+    first = next(i for i, e in enumerate(base.event_log) if e.kind == "message")
+    tracker = KnowledgeTracker.from_events(base.event_log[: first + 1], words.parse_facts)
+    claim = tracker.belief("bravo", ("score",))
+    assert (claim.value, claim.source) == (90, "alpha")
+    assert tracker.false_belief("bravo", ("score",), {("score",): 0})
+    # no seat's turn ever took the action the message names for it
+    for turn in record["turns"]:
+        if turn["agent"] != "alpha":
+            assert "Action selection: apply red cutter" not in turn["action"]
     # the injected text reached the LLM seats only inside their observations' Messages part
     for seat in ("bravo", "charlie"):
         for call in record["seats"][seat]["calls"]:

@@ -331,10 +331,8 @@ def _observation_text(observation: Any, base: Any, agent: str) -> str:
 
 
 def _has_belief_wrapper(env: Any) -> bool:
-    try:  # the BeliefState wrapper is optional: an env without it takes plain replies
-        from mase.wrappers.belief_state import BeliefState
-    except ImportError:
-        return False
+    from mase.wrappers.belief_state import BeliefState  # mase.wrappers imports mase.agents
+
     return find_wrapper(env, BeliefState) is not None
 
 
