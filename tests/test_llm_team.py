@@ -175,10 +175,14 @@ def test_an_injected_message_is_only_text(server):
     claim = tracker.belief("bravo", ("score",))
     assert (claim.value, claim.source) == (90, "alpha")
     assert tracker.false_belief("bravo", ("score",), {("score",): 0})
-    # no seat's turn ever took the action the message names for it
-    for turn in record["turns"]:
-        if turn["agent"] != "alpha":
-            assert "Action selection: apply red cutter" not in turn["action"]
+    # every action the LLM seats took is the last reply of their own model call that turn
+    for seat in ("bravo", "charlie"):
+        replies: dict[int, str] = {}
+        for call in record["seats"][seat]["calls"]:
+            if call["purpose"] in ("action", "retry"):
+                replies[call["turn"]] = call["reply"]
+        taken = [t["action"] for t in record["turns"] if t["agent"] == seat]
+        assert taken == [replies[i] for i in sorted(replies)]
     # the injected text reached the LLM seats only inside their observations' Messages part
     for seat in ("bravo", "charlie"):
         for call in record["seats"][seat]["calls"]:
