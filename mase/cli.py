@@ -195,7 +195,7 @@ def _eval_options(args: argparse.Namespace) -> dict[str, Any]:
 def _print_extras(summaries: list[dict], paper: dict[str, dict] | None = None) -> None:
     """The ToM table and the model usage, when there are any."""
     if any(s.get("tom") for s in summaries):
-        print("\nTheory-of-Mind accuracy (pooled over all questions; n = questions asked)")
+        print("\nTheory-of-Mind accuracy (pooled over all questions; n = questions answered)")
         print(tom_table(summaries, paper))
     for s in summaries:
         if s.get("usage"):

@@ -132,7 +132,7 @@ def tom_table(summaries: list[dict], paper: dict[str, dict[str, Any]] | None = N
         row = [label]
         for level in TOM_LEVELS:
             cell = tom.get(level)
-            row.append(f"{cell['accuracy']:.1%} (n={cell['n']})" if cell else "-")
+            row.append(_tom_cell(cell))
             if paper is not None:
                 value = paper.get(label, {}).get(f"tom_{level}")
                 row.append(_paper_cell(value, "{:.1%}") if value is not None else "-")
@@ -168,3 +168,13 @@ def belief_line(summary: dict) -> str | None:
     if recall is not None:
         line += f", {recall['mean']:.1%} of what the agent was shown or told kept"
     return line + f" (mean over {accuracy['n']} episodes)"
+
+
+def _tom_cell(cell: dict | None) -> str:
+    """``97.2% (n=708)``: accuracy over the answered questions; unanswered ones are noted."""
+    if not cell or cell.get("accuracy") is None:
+        return "-"
+    text = f"{cell['accuracy']:.1%} (n={cell['n']}"
+    if cell.get("asked", cell["n"]) > cell["n"]:
+        text += f" of {cell['asked']} asked"
+    return text + ")"

@@ -272,20 +272,29 @@ USAGE_KEYS = (
 
 
 def _tom_accuracy(records: list[dict]) -> dict[str, dict]:
-    """Accuracy per level pooled over every probe of the records (unanswered count wrong).
+    """Accuracy per level pooled over the answered probes of the records.
 
     Pooled, as the paper counts it, rather than a mean of per-episode accuracies, which would
-    weigh an episode with one question like one with twenty.
+    weigh an episode with one question like one with twenty. Questions put to seats whose
+    policy cannot answer (a scripted or random teammate) are counted as asked, not as wrong;
+    a reply that says neither yes nor no is answered and wrong.
     """
     pooled: dict[str, list[int]] = {}
     for record in records:
         for probe in record.get("probes") or []:
-            counts = pooled.setdefault(str(probe.get("level")), [0, 0])
-            counts[0] += probe.get("correct") is True
-            counts[1] += 1
+            counts = pooled.setdefault(str(probe.get("level")), [0, 0, 0])
+            answered = probe.get("reply") is not None
+            counts[0] += answered and probe.get("correct") is True
+            counts[1] += answered
+            counts[2] += 1
     return {
-        level: {"accuracy": correct / n, "correct": correct, "n": n}
-        for level, (correct, n) in sorted(pooled.items(), key=lambda kv: _level_order(kv[0]))
+        level: {
+            "accuracy": correct / n if n else None,
+            "correct": correct,
+            "n": n,
+            "asked": asked,
+        }
+        for level, (correct, n, asked) in sorted(pooled.items(), key=lambda kv: _level_order(kv[0]))
     }
 
 
