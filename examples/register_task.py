@@ -109,6 +109,9 @@ class ColourMatchEnv(TaskEnv):
         picture = f"round {self._round}: last picks {self._last}"
         return print(picture) if self.render_mode == "human" else picture
 
+    def true_facts(self):  # the ground truth Theory-of-Mind probes are scored against
+        return {("picks",): dict(self._last)}
+
     def rules_text(self, agent):
         return "Pick red, green or blue; you both score when your picks match."
 

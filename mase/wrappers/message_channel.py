@@ -11,13 +11,22 @@ from pettingzoo.utils.wrappers import BaseWrapper
 from mase.task import TaskEnv
 from mase.wrappers.base import take_keys
 
-#: ``Message to Bravo:`` / ``Message to Bravo and Charlie:`` (any name but "Team").
-_DIRECT = re.compile(
-    r"message\s*to\s+(?!(?:the\s*)?team\b)([A-Za-z]+(?:\s*(?:,|and|&)\s*[A-Za-z]+)*)\s*:",
+#: The head of a message part of a reply: ``Message to Team:``, ``Message to Bravo:``,
+#: ``Message to Bravo and Charlie:``; the part runs to the next head or the end.
+_HEAD = re.compile(
+    r"message\s*to\s+(?:the\s+)?([A-Za-z]+(?:\s*(?:,|\band\b|&)\s*[A-Za-z]+)*)\s*[:\-]?",
     re.I,
 )
-#: Where a message part of a reply ends: the next "Message to ...:" line (or the end).
-_ANY_MESSAGE = re.compile(r"message\s*to\s+[A-Za-z ,&]+:", re.I)
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def _unquote(text: str) -> str:
+    """A message as written: the part inside quotes when it is quoted, else the whole."""
+    text = text.strip()
+    if text[:1] and text[0] in "\"'" and text[0] in text[1:]:
+        return text[1 : text.rindex(text[0])].strip()
+    return text
+
 
 Topology = str | Mapping[str, Iterable[str]]
 
@@ -130,29 +139,39 @@ class MessageChannel(BaseWrapper):
     def _read_text(
         self, agent: str, text: str
     ) -> tuple[str, list[tuple[str, tuple[str, ...] | None]], list[str]]:
-        """Split a text reply into the part the task parses and its messages."""
-        base = self.env.unwrapped
+        """Split a text reply into the part the task parses and its messages.
+
+        Every ``Message to ...:`` part is cut out, so the task reads only the action part (a
+        message that names an action is never taken for one). ``Message to Team:`` goes to
+        everyone the sender reaches; named teammates need a direct topology.
+        """
         posts: list[tuple[str, tuple[str, ...] | None]] = []
         errors: list[str] = []
-        if self.topology != "broadcast":
-            cut = []
-            for m in _DIRECT.finditer(text):
-                end = _ANY_MESSAGE.search(text, m.end())
-                body = text[m.end() : end.start() if end else len(text)].strip().strip("\"'")
-                cut.append((m.start(), end.start() if end else len(text)))
-                names = [n.lower() for n in re.split(r"\s*(?:,|\band\b|&)\s*", m.group(1)) if n]
-                bad = [n for n in names if n not in self.links[agent]]
-                good = tuple(n for n in names if n in self.links[agent])
-                if bad:
-                    errors.append(
-                        f"cannot message {', '.join(bad)}: you reach "
-                        f"{', '.join(a.capitalize() for a in self.links[agent]) or 'nobody'}"
-                    )
-                if good and body:
-                    posts.append((body, good))
-            for start, end in reversed(cut):
-                text = text[:start] + text[end:]
-        message = base.parse_action(agent, text).message
-        if message:
-            posts.append((message, None))
-        return text, posts, errors
+        heads = list(_HEAD.finditer(text))
+        if not heads:
+            return text, posts, errors
+        for head, after in zip(heads, heads[1:] + [None], strict=True):
+            body = _unquote(text[head.end() : after.start() if after else len(text)])
+            body = body.translate(_QUOTES)
+            body = _unquote(body)
+            names = [n.lower() for n in re.split(r"\s*(?:,|\band\b|&)\s*", head.group(1)) if n]
+            if names == ["team"]:
+                if body:
+                    posts.append((body, None))
+                continue
+            if self.topology == "broadcast":
+                errors.append(
+                    "this channel broadcasts: write 'Message to Team:' (the message to "
+                    f"{', '.join(names)} was not sent)"
+                )
+                continue
+            bad = [n for n in names if n not in self.links[agent]]
+            good = tuple(n for n in names if n in self.links[agent])
+            if bad:
+                errors.append(
+                    f"cannot message {', '.join(bad)}: you reach "
+                    f"{', '.join(a.capitalize() for a in self.links[agent]) or 'nobody'}"
+                )
+            if good and body:
+                posts.append((body, good))
+        return text[: heads[0].start()].rstrip(), posts, errors

@@ -42,6 +42,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 from mase.events import Event, FactKey
 from mase.knowledge import KnowledgeTracker
 from mase.llm.prompts import parse_yes_no
+from mase.task import TaskEnv
 
 LEVELS = ("introspection", "first_order", "second_order")
 
@@ -163,6 +164,11 @@ class ToMProbe(BaseWrapper):
             raise ValueError(f"rate must be in (0, 1], got {rate}")
         self.rate = rate
         base = env.unwrapped
+        if type(base).true_facts is TaskEnv.true_facts:
+            raise TypeError(
+                f"{type(base).__name__} does not implement true_facts(), which ToMProbe "
+                "scores answers against"
+            )
         if probes is None:
             spec = getattr(base, "tom_probes", None)
             if not spec:
