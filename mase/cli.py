@@ -302,9 +302,14 @@ def cmd_play(args: argparse.Namespace) -> int:
     if seat not in seats:
         raise SystemExit(f"--seat must be one of {seats}, got {seat!r}")
     names = parse_team(args.team, seats)
-    team = {s: make_policy(names[s], env) for s in seats if s != seat}
-    team[seat] = HumanPolicy()
-    record = run_episode(env, team, seed=args.seed)
+    others = [s for s in seats if s != seat]
+    llm_teams = [args.team] if any(_is_llm(names[s]) for s in others) else []
+    with model_endpoint(args, args.env, llm_teams) as (llm, where):
+        if where:
+            print(f"model seats: {where}")
+        team = {s: make_policy(names[s], env, llm=llm) for s in others}
+        team[seat] = HumanPolicy()
+        record = run_episode(env, team, seed=args.seed)
     print("\nGame over:", ", ".join(f"{k} {v}" for k, v in record["metrics"].items()))
     return 0
 
@@ -417,6 +422,37 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _add_model_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of model seats: endpoint, cache, prices, the offline model and its faults."""
+    g = p.add_argument_group(
+        "model seats",
+        "for the llm and llm-belief policies; the key comes only from OPENAI_API_KEY",
+    )
+    g.add_argument("--model", help="model id (default: $MASE_MODEL, else mase-offline)")
+    g.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+    cache = g.add_mutually_exclusive_group()
+    cache.add_argument("--no-cache", action="store_true", help="call the model every time")
+    cache.add_argument(
+        "--cache",
+        metavar="PATH",
+        help="response cache file (default ~/.cache/mase/responses.sqlite)",
+    )
+    g.add_argument(
+        "--prices",
+        metavar="FILE.json",
+        help='prices: {"model": [usd/1M prompt, usd/1M completion]}',
+    )
+    g.add_argument(
+        "--offline",
+        action="store_true",
+        help="serve the task's offline model in-process for the model seats (presets do this "
+        "unless --model or --base-url is given); the fault options make it misbehave",
+    )
+    f = p.add_argument_group("offline model faults (with --offline, as `mase serve`)")
+    _add_fault_arguments(f)
+    f.add_argument("--fault-seed", type=int, default=0, help="seed of the fault draws (default 0)")
+
+
 def _add_task_arguments(p: argparse.ArgumentParser, optional: bool = False) -> None:
     p.add_argument(
         "env",
@@ -477,33 +513,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--record", action="store_true", help="record all events, and model prompts and replies"
     )
-    g = p.add_argument_group(
-        "model seats",
-        "for the llm and llm-belief policies; the key comes only from OPENAI_API_KEY",
-    )
-    g.add_argument("--model", help="model id (default: $MASE_MODEL, else mase-offline)")
-    g.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
-    cache = g.add_mutually_exclusive_group()
-    cache.add_argument("--no-cache", action="store_true", help="call the model every time")
-    cache.add_argument(
-        "--cache",
-        metavar="PATH",
-        help="response cache file (default ~/.cache/mase/responses.sqlite)",
-    )
-    g.add_argument(
-        "--prices",
-        metavar="FILE.json",
-        help='prices: {"model": [usd/1M prompt, usd/1M completion]}',
-    )
-    g.add_argument(
-        "--offline",
-        action="store_true",
-        help="serve the task's offline model in-process for the model seats (presets do this "
-        "unless --model or --base-url is given); the fault options make it misbehave",
-    )
-    f = p.add_argument_group("offline model faults (with --offline, as `mase serve`)")
-    _add_fault_arguments(f)
-    f.add_argument("--fault-seed", type=int, default=0, help="seed of the fault draws (default 0)")
+    _add_model_arguments(p)
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser(
@@ -513,6 +523,7 @@ def build_parser() -> argparse.ArgumentParser:
         "optionally followed by 'Message to Team: ...'.",
     )
     _add_task_arguments(p)
+    _add_model_arguments(p)
     p.add_argument("--seat", help="your seat (default: the first agent)")
     p.add_argument("--team", default="scripted", help="policies for the other seats; " + team_help)
     p.add_argument("--seed", type=int, default=None, help="episode seed (default: random)")

@@ -117,6 +117,16 @@ def test_play_a_seat_from_the_terminal():
     assert "input ended" in result.stderr
 
 
+def test_play_beside_llm_teammates_on_the_offline_model():
+    moves = "inspect bomb\ngo to room 0\n"
+    args = ["play", "mase/SearchRescue-v0", "--team", "llm", "--offline", "--no-cache"]
+    result = run_cli(*args, "--seed", "0", stdin=moves)
+    assert "model seats: the task's offline model" in result.stdout
+    # the model teammates acted and talked between the person's turns
+    assert '- Bravo: "Bravo is in room' in result.stdout
+    assert "input ended" in result.stderr
+
+
 # -- model seats ------------------------------------------------------------------------------
 
 ENV = "mase/SearchRescue-v0"
