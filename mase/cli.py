@@ -186,10 +186,19 @@ def _eval_options(args: argparse.Namespace) -> dict[str, Any]:
         "resume": args.resume,
         "progress": not args.quiet,
         "concurrency": args.concurrency,
-        "probes": args.probes,
+        "probes": _probes(args),
         "belief": args.belief_state,
         "record": args.record,
     }
+
+
+def _probes(args: argparse.Namespace) -> bool | float:
+    """``--probes`` and ``--probe-rate`` as :func:`mase.evaluate`'s ``probes``."""
+    if args.probe_rate is None:
+        return args.probes
+    if not 0.0 < args.probe_rate <= 1.0:
+        raise ValueError(f"--probe-rate must be in (0, 1], got {args.probe_rate}")
+    return args.probe_rate
 
 
 def _print_extras(summaries: list[dict], paper: dict[str, dict] | None = None) -> None:
@@ -509,6 +518,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="episodes played at once, each with its own env and team (default 1)",
     )
     p.add_argument("--probes", action="store_true", help="ask Theory-of-Mind questions")
+    p.add_argument(
+        "--probe-rate",
+        type=float,
+        metavar="P",
+        help="ask this share of the Theory-of-Mind questions (implies --probes; default: all)",
+    )
     p.add_argument("--belief-state", action="store_true", help="keep belief states (BeliefState)")
     p.add_argument(
         "--record", action="store_true", help="record all events, and model prompts and replies"

@@ -399,7 +399,8 @@ def make_env(env_id: str, env_kwargs: Mapping[str, Any] | None = None, **flags: 
     Args:
         env_id: a registered task id.
         env_kwargs: task arguments.
-        **flags: ``messages``, ``belief``, ``probes``, ``record`` (each default ``False``).
+        **flags: ``messages``, ``belief``, ``probes``, ``record`` (each default ``False``);
+            ``probes`` may be a number in (0, 1], the share of questions asked.
 
     Raises:
         ValueError: an unknown flag, or a wrapper whose module is missing.
@@ -411,7 +412,12 @@ def make_env(env_id: str, env_kwargs: Mapping[str, Any] | None = None, **flags: 
         )
     env = make(env_id, **dict(env_kwargs or {}))
     for flag, path in WRAPPERS:
-        if flags.get(flag):
+        value = flags.get(flag)
+        if not value:
+            continue
+        if flag == "probes" and not isinstance(value, bool):
+            env = _wrapper_class(path, flag)(env, rate=float(value))  # a share of questions
+        else:
             env = _wrapper_class(path, flag)(env)
     return env
 
@@ -449,7 +455,7 @@ def evaluate(
     label: str | None = None,
     concurrency: int = 1,
     llm: Any = None,
-    probes: bool = False,
+    probes: bool | float = False,
     belief: bool = False,
     record: bool = False,
 ) -> dict:
@@ -489,6 +495,7 @@ def evaluate(
         llm: a :class:`mase.llm.LLMConfig` for the team's model seats (``llm``,
             ``llm-belief``); ``None`` lets them read the environment (``OPENAI_BASE_URL``, ...).
         probes: ask Theory-of-Mind questions (``ToMProbe``); policies answer with ``answer``.
+            A number in (0, 1] asks that share of the questions (fewer model calls).
         belief: keep belief states (``BeliefState``).
         record: record every event, and the prompts and replies of model seats (``Recorder``).
 
@@ -540,7 +547,7 @@ def evaluate(
         "seed": seed,
     }
     # only when set, so that runs made before these options existed still resume
-    config.update({flag: True for flag in ("belief", "probes", "record") if flags[flag]})
+    config.update({flag: flags[flag] for flag in ("belief", "probes", "record") if flags[flag]})
     if uses_llm and llm is not None and getattr(llm, "model", None):
         config["model"] = llm.model
 

@@ -5,7 +5,15 @@ task shares: the ``obs_mode`` Dict observation built from three hooks (``_vector
 ``_text``, ``_mask``), the event log and per-agent inboxes (what each agent witnessed since
 its last turn), message delivery for :class:`mase.wrappers.MessageChannel`, and the
 language interface that LLM agents and people use (``rules_text``, ``legal_actions_text``,
-``parse_action``).
+``parse_action``), and who knows what (:meth:`TaskEnv.knowledge`, a knowledge tracker fed from
+the event log).
+
+Optional hooks switch on more of the suite: ``true_facts`` (the ground truth that
+:class:`mase.wrappers.ToMProbe` scores against), ``parse_facts`` and ``facts_text`` (the
+task's fact sentences: messages' claims enter the tracker through them), ``belief_template``,
+``oracle_belief`` and ``belief_facts`` (:class:`mase.wrappers.BeliefState` and LLM belief
+mode), and the class attributes ``scripted_policy``, ``language_model`` (the offline model of
+``mase serve``) and ``tom_probes`` (built-in probe hooks).
 """
 
 from __future__ import annotations

@@ -127,6 +127,19 @@ def test_play_beside_llm_teammates_on_the_offline_model():
     assert "input ended" in result.stderr
 
 
+def test_probe_rate_asks_fewer_questions(tmp_path):
+    counts = {}
+    for rate in ("1", "0.25"):
+        out = tmp_path / rate
+        args = ["eval", "mase/SearchRescue-v0", "--team", "llm", "--offline", "--no-cache"]
+        args += ["--episodes", "1", "--probe-rate", rate, "--out", str(out), "--quiet"]
+        assert main(args) == 0
+        summary = json.loads((out / "summary.json").read_text())
+        counts[rate] = summary["tom"]["introspection"]["asked"]
+    assert 0 < counts["0.25"] < counts["1"] / 2
+    assert main(["eval", "mase/SearchRescue-v0", "--team", "random", "--probe-rate", "2"]) == 2
+
+
 # -- model seats ------------------------------------------------------------------------------
 
 ENV = "mase/SearchRescue-v0"
