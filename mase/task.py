@@ -106,8 +106,6 @@ class TaskEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, Any]:
         """The agent's observation: a dict with the keys ``obs_mode`` asks for."""
-        if agent == self.agent_selection:
-            self._turn_started()
         obs: dict[str, Any] = {}
         if self._want_vector:
             obs["observation"] = self._vector(agent)
@@ -157,9 +155,9 @@ class TaskEnv(AECEnv):
     def _turn_started(self) -> None:
         """Hook: the selected agent's turn has begun and what it sees may now be read.
 
-        Called when its observation is built, when knowledge is asked for and (by tasks) in
-        ``step``; a task that logs what an agent sees at the start of its turn does it here,
-        once per turn. The default does nothing.
+        Called when knowledge is asked for and (by tasks) in ``step``; a task that logs what
+        an agent sees at the start of its turn does it here, once per turn. The default does
+        nothing.
         """
 
     def _begin_turn(self, agent: str) -> None:

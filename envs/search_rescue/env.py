@@ -237,7 +237,8 @@ class SearchRescueEnv(TaskEnv):
             return
         if not self.agents:
             raise RuntimeError("the episode is over; call reset() to start a new one")
-        self._turn_started()
+        if self._observed_turn != self._turns:
+            self._turn_started()
         self._begin_turn(agent)
         self._cumulative_rewards[agent] = 0.0
 
@@ -272,9 +273,9 @@ class SearchRescueEnv(TaskEnv):
         """Log what the selected agent sees at the start of its turn, once per turn.
 
         An ``observe`` event for the knowledge tracker, not delivered: the agent's observation
-        already shows it. It is logged when the observation is first built, when knowledge is
-        asked for, or at the latest when the agent acts; the world does not change in between,
-        so the view is the same whichever comes first.
+        already shows it. It is logged when knowledge is asked for (a probe or an oracle
+        belief before the agent acts), or at the latest when the agent acts; the world does
+        not change in between, so the view is the same whichever comes first.
         """
         if self._observed_turn == self._turns or self.world is None:
             return
