@@ -596,6 +596,11 @@ def main(argv: list[str] | None = None) -> int:
     ) as exc:
         print(f"mase {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        out = getattr(args, "out", None)
+        where = f"; finished episodes are saved in {out}: add --resume to go on" if out else ""
+        print(f"\nmase {args.command}: interrupted{where}", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

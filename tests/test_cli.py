@@ -1,6 +1,8 @@
 import json
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -220,3 +222,33 @@ def test_presets_use_the_offline_model_unless_told_otherwise(monkeypatch):
         assert config.base_url == "http://203.0.113.7/v1" and config.model == "gpt-4o"
     with pytest.raises(ValueError, match="--model"), model_endpoint(args, ENV, []):
         pass
+
+
+def test_ctrl_c_keeps_finished_episodes_and_resume_finishes_the_rest(tmp_path):
+    out = tmp_path / "run"
+    args = ["eval", ENV, "--team", "llm", "--offline", "--latency", "0.02", "--no-cache"]
+    args += ["--episodes", "8", "--concurrency", "2", "--out", str(out), "--quiet"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mase.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # a background child of a non-interactive shell ignores SIGINT; a person's Ctrl-C does not
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    records = out / "episodes.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (records.exists() and records.read_text()):
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "interrupted" in err and "--resume" in err
+    saved = [json.loads(line) for line in records.read_text().splitlines()]
+    assert 0 < len(saved) < 8 and not any(r.get("failed") for r in saved)
+    assert main([*args, "--resume"]) == 0
+    episodes = [json.loads(line)["episode"] for line in records.read_text().splitlines()]
+    assert sorted(episodes) == list(range(8))
+    # the episodes saved before the interruption were kept as they were, not played again
+    kept = {r["episode"]: r for r in map(json.loads, records.read_text().splitlines())}
+    assert all(kept[r["episode"]] == r for r in saved)
