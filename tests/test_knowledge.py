@@ -7,6 +7,8 @@ and able to observe, had it visited the room, was it communicated.
 
 import doctest
 
+from scenarios import INSPECT, place, play
+
 import mase
 import mase.knowledge
 from mase.envs.search_rescue import text as words
@@ -15,10 +17,6 @@ from mase.events import Event
 from mase.knowledge import KnowledgeTracker
 from mase.wrappers import MessageChannel
 
-# paper layout: rooms 0, 3, 5, 6, 8; doors 0-3, 0-5, 0-6, 0-8, 3-8, 5-6, 6-8
-# cutters: alpha red+green, bravo green+blue, charlie blue+red
-BOMBS = {1: (0, ("red",)), 2: (3, ("red", "green")), 3: (5, ("green", "blue")), 4: (6, ("blue",))}
-BOMBS[5] = (8, ("red", "green", "blue"))
 REMAINING_2 = ("bomb_remaining", 2)
 
 
@@ -26,33 +24,13 @@ def setup(alpha: int, bravo: int, charlie: int):
     """A messaging env with every bomb and agent placed by hand."""
     env = MessageChannel(mase.make("mase/SearchRescue-v0", obs_mode="vector"))
     env.reset(seed=0)
-    base = env.unwrapped
-    base.world.positions.update(alpha=alpha, bravo=bravo, charlie=charlie)
-    base.world.bombs = [world.Bomb(i, room, seq) for i, (room, seq) in BOMBS.items()]
-    return env
-
-
-def play(env, *turns):
-    """Take turns in order; a turn is an action or ``(action, message)``.
-
-    Actions are ``("go", room)``, ``("inspect",)`` or ``("cut", colour)``.
-    """
-    layout = env.unwrapped.layout
-    for turn in turns:
-        if isinstance(turn[0], tuple):
-            action, message = turn
-            env.step({"action": layout.action_index(*action), "message": message})
-        else:
-            env.step(layout.action_index(*turn))
+    return place(env, alpha, bravo, charlie)
 
 
 def know(env):
     """The tracker after everything so far, and the true facts now."""
     base = env.unwrapped
     return KnowledgeTracker.from_events(base.event_log, words.parse_facts), base.true_facts()
-
-
-INSPECT = ("inspect",)
 
 
 def test_inspection_seen_by_a_teammate_in_the_room():

@@ -7,17 +7,12 @@ messages, and checks the questions put to the acting agent and their true answer
 
 import pytest
 from pettingzoo.test import api_test
+from scenarios import INSPECT, place, play
 
 import mase
-from mase.envs.search_rescue import world
 from mase.wrappers import MessageChannel
 from mase.wrappers.tom_probe import LEVELS, Question, ToMProbe
 
-# paper layout: rooms 0, 3, 5, 6, 8; doors 0-3, 0-5, 0-6, 0-8, 3-8, 5-6, 6-8
-# cutters: alpha red+green, bravo green+blue, charlie blue+red
-BOMBS = {1: (0, ("red",)), 2: (3, ("red", "green")), 3: (5, ("green", "blue")), 4: (6, ("blue",))}
-BOMBS[5] = (8, ("red", "green", "blue"))
-INSPECT = ("inspect",)
 SEQUENCE_2 = "Bomb 2 has 2 phases. Bomb 2 remaining sequence: red, green."
 
 
@@ -29,21 +24,7 @@ def setup(alpha, bravo, charlie, seed=0, probes=None, **kwargs):
         seed=seed,
     )
     env.reset(seed=seed)
-    base = env.unwrapped
-    base.world.positions.update(alpha=alpha, bravo=bravo, charlie=charlie)
-    base.world.bombs = [world.Bomb(i, room, seq) for i, (room, seq) in BOMBS.items()]
-    return env
-
-
-def play(env, *turns):
-    """Take turns in order; a turn is an action or ``(action, message)``."""
-    layout = env.unwrapped.layout
-    for turn in turns:
-        if isinstance(turn[0], tuple):
-            action, message = turn
-            env.step({"action": layout.action_index(*action), "message": message})
-        else:
-            env.step(layout.action_index(*turn))
+    return place(env, alpha, bravo, charlie)
 
 
 def asked(env, agent):
