@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
+from mase.actions import wrappers
 from mase.agents import PolicyProtocol, make_policy
 from mase.registry import make
-from mase.wrappers.base import wrappers
 
 Team = Mapping[str, PolicyProtocol]
 

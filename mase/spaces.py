@@ -7,7 +7,7 @@ key            present when
 =============  ==============================================================
 observation    ``obs_mode`` is ``"vector"`` or ``"both"``: a float32 Box
 text           ``obs_mode`` is ``"text"`` or ``"both"``: a Text space
-action_mask    always: an int8 Box of 0/1, one entry per action
+action_mask    a ``Discrete`` action space: an int8 Box of 0/1, one per action
 =============  ==============================================================
 """
 
@@ -69,13 +69,13 @@ def clean_text(text: str, limit: int = MAX_TEXT_LENGTH) -> str:
     return text
 
 
-def observation_space(obs_mode: str, vector_size: int, n_actions: int) -> spaces.Dict:
+def observation_space(obs_mode: str, vector_size: int, n_actions: int | None) -> spaces.Dict:
     """Build the Dict observation space for one agent.
 
     Args:
         obs_mode: ``"vector"``, ``"text"`` or ``"both"``.
         vector_size: length of the float32 vector (values lie in [0, 1]).
-        n_actions: number of discrete actions (length of the mask).
+        n_actions: number of discrete actions (length of the mask); ``None``: no mask.
     """
     check_obs_mode(obs_mode)
     parts: dict[str, spaces.Space] = {}
@@ -83,5 +83,6 @@ def observation_space(obs_mode: str, vector_size: int, n_actions: int) -> spaces
         parts["observation"] = spaces.Box(0.0, 1.0, shape=(vector_size,), dtype=np.float32)
     if obs_mode in ("text", "both"):
         parts["text"] = text_space()
-    parts["action_mask"] = spaces.Box(0, 1, shape=(n_actions,), dtype=np.int8)
+    if n_actions is not None:
+        parts["action_mask"] = spaces.Box(0, 1, shape=(n_actions,), dtype=np.int8)
     return spaces.Dict(parts)

@@ -1,89 +1,141 @@
-"""The base class of every MASE task: a PettingZoo AEC env with events, messages and views.
+"""The base class of every MASE task: the AEC loop, turn schedules, events, messages and views.
 
-A task subclasses :class:`TaskEnv` and supplies the rules; this class supplies what every
-task shares: the ``obs_mode`` Dict observation built from three hooks (``_vector``,
-``_text``, ``_mask``), the event log and per-agent inboxes (what each agent witnessed since
-its last turn), message delivery for :class:`mase.wrappers.MessageChannel`, and the
-language interface that LLM agents and people use (``rules_text``, ``legal_actions_text``,
-``parse_action``), and who knows what (:meth:`TaskEnv.knowledge`, a knowledge tracker fed from
-the event log).
+A task subclasses :class:`TaskEnv` and writes its rules; this class runs everything else:
+seeding, the PettingZoo AEC bookkeeping (dead steps, rewards, episode end, metrics), the turn
+schedule (:mod:`mase.schedules`: round-robin, phase queue, simultaneous secret moves, speech as
+the move), reading what a policy gave (an action of the task's kind, text for
+``parse_action``, a dict whose keys no wrapper took), invalid actions as events with a reason
+the agent can read, the event log and per-agent inboxes, message delivery, the ``obs_mode``
+Dict observation, and who knows what (:meth:`TaskEnv.knowledge`).
 
-Optional hooks switch on more of the suite: ``true_facts`` (the ground truth that
-:class:`mase.wrappers.ToMProbe` scores against), ``parse_facts`` and ``facts_text`` (the
-task's fact sentences: messages' claims enter the tracker through them), ``belief_template``,
-``oracle_belief`` and ``belief_facts`` (:class:`mase.wrappers.BeliefState` and LLM belief
-mode), and the class attributes ``scripted_policy``, ``language_model`` (the offline model of
-``mase serve``) and ``tom_probes`` (built-in probe hooks).
+A task writes (``docs/task_contract.md`` has the whole contract, with two examples):
+
+==========================  =================================================================
+hook                        what it does
+==========================  =================================================================
+``__init__``                ``super().__init__(obs_mode, render_mode, max_cycles)``, then
+                            ``possible_agents`` and :meth:`TaskEnv.set_spaces`
+``new_episode(options)``    build the world from ``self.np_random``
+``apply(agent, action)``    the rules: change the world, return an :class:`Outcome` (events,
+                            reward); ``raise InvalidAction(code, detail)`` for an illegal move
+``_vector``, ``_text``      the agent's views (``_mask``: legal actions, default all)
+``rules_text``,             the task in words for language agents and people; ``parse_action``
+``legal_actions_text``,     reads the action part of a reply (the protocol's message parts are
+``parse_action``            already cut off, :mod:`mase.protocol`)
+==========================  =================================================================
+
+and, when it needs them: ``schedule`` (class attribute, default :class:`RoundRobin`),
+``next_phase`` (phase queues), ``end_phase`` and ``end_round`` (rules at those moments; call
+:meth:`TaskEnv.finish` to end the episode), ``check_action`` (what counts as an action of its
+kind), ``turn_view`` (what an agent sees at the start of its turn, for the knowledge tracker),
+``invalid_event`` and ``explain_invalid``, ``metrics``, ``state``, ``_render``, ``round`` and
+``next_round`` (a round kept in the task's own world). Optional hooks switch on more of the
+suite: ``true_facts`` (the ground truth :class:`mase.wrappers.ToMProbe` scores against),
+``parse_facts`` and ``facts_text`` (messages' claims enter the tracker through them),
+``belief_template``, ``oracle_belief`` and ``belief_facts`` (:class:`mase.wrappers.BeliefState`
+and LLM belief mode), and the class attributes ``scripted_policy``, ``language_model`` (the
+offline model of ``mase serve``), ``tom_probes`` (built-in probe hooks) and ``policies`` (named
+policies, trained checkpoints among them).
 """
 
 from __future__ import annotations
 
+import operator
+import warnings
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
+from mase.actions import ActionParse, InvalidAction, unclaimed_keys
 from mase.events import Event, FactKey, Message
 from mase.knowledge import KnowledgeTracker
-from mase.spaces import check_obs_mode, clean_text
+from mase.protocol import split_reply
+from mase.schedules import Phase, PhaseQueue, RoundRobin, Schedule
+from mase.spaces import check_obs_mode, clean_text, observation_space
+
+__all__ = [
+    "ActionParse",
+    "InvalidAction",
+    "Move",
+    "Outcome",
+    "Phase",
+    "PhaseQueue",
+    "RoundRobin",
+    "TaskEnv",
+]
 
 
-class ActionParse(NamedTuple):
-    """What ``parse_action`` made of a text reply.
+class Outcome(NamedTuple):
+    """What a rule did: the events it caused and the reward it gives.
 
     Attributes:
-        action: the action index, or ``None`` when the text names no legal action.
-        reason: why ``action`` is ``None`` (empty when it is not).
-        message: the message to teammates found in the text, if any.
+        events: the events, in order (the task core emits them to their audiences).
+        reward: one number for the whole team, or ``{agent: reward}``.
     """
 
-    action: int | None
-    reason: str = ""
-    message: str | None = None
+    events: Sequence[Event] = ()
+    reward: float | Mapping[str, float] = 0.0
 
 
-#: The wrapper that takes each key of an action dict.
-ACTION_KEYS = {
-    "message": "mase.wrappers.MessageChannel",
-    "to": "mase.wrappers.MessageChannel",
-    "belief": "mase.wrappers.BeliefState",
-}
+class Move(NamedTuple):
+    """One turn of the current round, as the task core saw it.
+
+    Attributes:
+        agent: who moved.
+        action: the action the task received (``None`` when the input was not one).
+        message: the last message the agent sent during its turn (``""`` when none).
+    """
+
+    agent: str
+    action: Any
+    message: str
 
 
-def unclaimed_keys(action: dict) -> str:
-    """The error for an action dict that reached the task with keys no wrapper took."""
-    keys = sorted(k for k in action if k != "action")
-    needs = sorted({ACTION_KEYS[k] for k in keys if k in ACTION_KEYS})
-    unknown = [k for k in keys if k not in ACTION_KEYS]
-    parts = [f"the action dict's keys {keys} were not taken by any wrapper"]
-    if needs:
-        parts.append(f"wrap the env with {' and '.join(needs)}")
-    if unknown:
-        parts.append(
-            f"unknown keys {unknown} (known: 'action', {', '.join(map(repr, ACTION_KEYS))})"
-        )
-    return "; ".join(parts)
+_new_tuple = tuple.__new__  # builds a NamedTuple without the Python-level call of its __new__
 
 
 class TaskEnv(AECEnv):
-    """Shared machinery of MASE tasks (see the module docstring).
+    """The AEC loop and the shared machinery of MASE tasks (see the module docstring).
 
-    Subclasses set ``possible_agents``, build spaces, and implement ``reset``, ``step``,
-    ``state``, ``render``, ``_vector``, ``_text``, ``_mask``, ``rules_text`` and
-    ``parse_action``. They call :meth:`_start_episode` in ``reset``, :meth:`_begin_turn` at
-    the start of each live step and :meth:`emit` for everything that happens.
+    Args:
+        obs_mode: ``"vector"``, ``"text"`` or ``"both"``.
+        render_mode: ``None``, ``"ansi"`` or ``"human"`` (prints).
+        max_cycles: the round limit (``None``: none); the episode is truncated at the end of
+            that round with ``ended_by="round_limit"``.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": True}
+    #: Who acts when (:mod:`mase.schedules`).
+    schedule: Schedule = RoundRobin()
     #: ``"module:attribute"`` of the task's scripted policy class (the default teammate).
     scripted_policy: str | None = None
-    #: ``"module:function"`` of the task's offline language model: a responder for
+    #: ``"module:attribute"`` of the task's offline language model: a responder for
     #: :class:`mase.llm.OfflineServer` that reads only the prompt.
     language_model: str | None = None
     #: ``"module:attribute"`` of the task's built-in Theory-of-Mind probe hooks (a sequence).
     tom_probes: str | None = None
+    #: Named policies of this task (planners, trained checkpoints): name -> ``"module:factory"``;
+    #: the factory takes the text after ``name:`` in a team spec (``None`` when absent).
+    policies: Mapping[str, str] = {}
 
-    def __init__(self, obs_mode: str = "both", render_mode: str | None = None):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # the parallel view needs every agent to act once per round in turn order: say so
+        # from the schedule unless the task says it itself
+        own = cls.__dict__.get("metadata", {})
+        if "is_parallelizable" not in own:
+            cls.metadata = {**cls.metadata, "is_parallelizable": cls.schedule.parallelizable}
+
+    def __init__(
+        self,
+        obs_mode: str = "both",
+        render_mode: str | None = None,
+        max_cycles: int | None = None,
+    ):
         super().__init__()
         self.obs_mode = check_obs_mode(obs_mode)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -91,16 +143,392 @@ class TaskEnv(AECEnv):
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "
                 f"got {render_mode!r}"
             )
+        if max_cycles is not None and max_cycles < 1:
+            raise ValueError(f"max_cycles must be at least 1, got {max_cycles}")
         self.render_mode = render_mode
+        self.max_cycles = max_cycles
         self._want_vector = obs_mode in ("vector", "both")
         self._want_text = obs_mode in ("text", "both")
+        self.np_random, self.np_random_seed = seeding.np_random(None)
         self.messages_enabled = False
         self.max_message_length = 0
+        self.agents = []
+        #: The current round (1-based; 0 before the first reset).
+        self.round = 0
         self.event_log: list[Event] = []
         self._inbox: dict[str, list[Event]] = {}
-        self._turn_messages: dict[str, str] = {}
+        self._index_range: tuple[int, int] | None = None
+        self._started = False
         self._tracker: KnowledgeTracker | None = None
+
+    # -- spaces -------------------------------------------------------------------------------
+
+    def set_spaces(
+        self,
+        vector_size: int | Mapping[str, int],
+        action_space: spaces.Space | Mapping[str, spaces.Space],
+        state_size: int | None = None,
+    ) -> None:
+        """Declare the spaces of every seat of ``possible_agents``.
+
+        Args:
+            vector_size: length of the float32 vector view in [0, 1] (or per seat).
+            action_space: the action space (or per seat). A ``Discrete`` space gets an
+                ``action_mask`` in observations (from ``_mask``); other kinds have none.
+            state_size: length of ``state()`` (default: every seat's vector, concatenated,
+                which is what the default ``state`` returns).
+        """
+        seats = list(self.possible_agents)
+        sizes = (
+            vector_size if isinstance(vector_size, Mapping) else dict.fromkeys(seats, vector_size)
+        )
+        acts = (
+            action_space
+            if isinstance(action_space, Mapping)
+            else dict.fromkeys(seats, action_space)
+        )
+        self._action_spaces = {a: acts[a] for a in seats}
+        # a Discrete space shared by every seat, read by the default check_action: the step
+        # reads plain int actions itself (the hot path of training loops)
+        kinds = {(type(sp), getattr(sp, "start", 0), getattr(sp, "n", 0)) for sp in acts.values()}
+        self._index_range = None
+        if len(kinds) == 1 and type(self).check_action is TaskEnv.check_action:
+            kind, start, n = next(iter(kinds))
+            if kind is spaces.Discrete:
+                self._index_range = (int(start), int(start + n))
+        self._observation_spaces = {
+            a: observation_space(self.obs_mode, sizes[a], _mask_size(acts[a])) for a in seats
+        }
+        self._has_mask = {a: _mask_size(acts[a]) is not None for a in seats}
+        if state_size is None:
+            state_size = sum(sizes[a] for a in seats)
+        self.state_space = spaces.Box(0.0, 1.0, shape=(state_size,), dtype=np.float32)
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        """The Dict observation space of ``agent`` (the same object on every call)."""
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The action space of ``agent`` (the same object on every call)."""
+        return self._action_spaces[agent]
+
+    # -- the episode --------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new episode: seed, let the task build its world, open the first phase."""
+        if seed is not None:
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
+        self.new_episode(options)
+        self._start_episode()
+        self._open(self.schedule.next_phase(self, None))
+
+    def _start_episode(self) -> None:
+        """The AEC bookkeeping, the event log and the schedule's state, afresh."""
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
+        self.event_log = []
+        self._inbox = {agent: [] for agent in self.possible_agents}
+        self._alone = {a: frozenset((a,)) for a in self.possible_agents}
+        self._seats = frozenset(self.possible_agents)
+        self._turn_messages: dict[str, str] = {}
+        self._tracker = None
         self._tracked = 0
+        self.round = 1
+        self._turns = 0
+        self._invalid = 0
+        self._observed_turn = -1
+        self._ended_by = ""
+        self._last_events: dict[str, Sequence[Event]] = {}
+        self._held: list[tuple[Event, str | None]] = []
+        self.moves: list[Move] = []
+        self._started = True
+
+    def step(self, action: Any) -> None:
+        """Act for ``agent_selection``.
+
+        ``action`` is an action of the task's kind, text (read by :meth:`read_action`; in a
+        speech phase, the utterance itself), or ``None`` for an agent that is done. Input that
+        is not a legal move is an invalid action: an ``invalid`` event for the agent, the reason
+        in ``infos[agent]["invalid_action"]``, the turn spent.
+
+        Raises:
+            RuntimeError: before ``reset``.
+            TypeError: a dict with keys no wrapper took (the message names the wrapper).
+        """
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._turn_started()
+        self._begin_turn(agent)
+        self._cumulative_rewards[agent] = 0.0
+        phase = self._phase
+        value = None
+        try:
+            if action.__class__ is int and self._index_range is not None:
+                # the common case, read without a call: an index of a Discrete space
+                start, stop = self._index_range
+                if not start <= action < stop:
+                    raise InvalidAction("out_of_range", action)
+                value = action
+            else:
+                value = self._read(agent, action, phase)
+            if phase.speech:
+                self._emit_move(agent, (self._speech_event(agent, value, phase),), phase)
+            outcome = self.apply(agent, value)
+        except InvalidAction as invalid:
+            outcome = ((self.invalid_event(agent, invalid.code, invalid.detail),), 0.0)
+        if outcome.__class__ is tuple and len(outcome) == 2 and outcome[1].__class__ is not Event:
+            events, reward = outcome  # (events, reward), as an Outcome without the call
+        else:
+            events, reward = _outcome(outcome)
+        if phase.secret:
+            self._emit_move(agent, events, phase)
+        else:
+            for event in events:
+                self.emit(event)
+        self._turns += 1
+        for event in events:
+            if event.kind == "invalid" and event.actor == agent:
+                self._invalid += 1
+                self.infos[agent]["invalid_action"] = self.explain_invalid(event)
+                break
+        self._last_events[agent] = events
+        self.moves.append(_new_tuple(Move, (agent, value, self._turn_messages.pop(agent, ""))))
+        rewards = self.rewards
+        if reward.__class__ is float or reward.__class__ is int:
+            for a in rewards:
+                rewards[a] = reward
+        else:
+            for a in rewards:
+                rewards[a] = 0.0
+            self._add_reward(reward)
+        # the next agent of the phase, or the phase is over
+        if not self._ended_by:
+            self._cursor += 1
+            if self._cursor < len(self._queue):
+                self.agent_selection = self._queue[self._cursor]
+            else:
+                self._close_phase()
+        if self._ended_by:
+            # every agent is done: each takes its dead step, starting after the last mover
+            self.agent_selection = self.agents[(self.agents.index(agent) + 1) % len(self.agents)]
+        self._accumulate_rewards()
+
+    def _read(self, agent: str, action: Any, phase: Phase) -> Any:
+        """The action the policy gave, as the task takes it; :class:`InvalidAction` if none."""
+        if isinstance(action, dict):
+            raise TypeError(unclaimed_keys(action))
+        if phase.speech:
+            if not isinstance(action, str):
+                raise InvalidAction(
+                    "unparseable", f"{type(action).__name__} {action!r} is not text"
+                )
+            return action
+        if isinstance(action, str):
+            parsed = self.read_action(agent, action)
+            if parsed.action is None:
+                raise InvalidAction("unparseable", parsed.reason)
+            return parsed.action
+        return self.check_action(agent, action)
+
+    def check_action(self, agent: str, action: Any) -> Any:
+        """An action of the task's kind from a non-text input, or :class:`InvalidAction`.
+
+        The default reads a ``Discrete`` space's index (ints and numpy integers, not floats
+        or ``None``) and checks its range; other spaces take whatever ``contains`` accepts.
+        Whether a well-formed action is legal now is ``apply``'s business.
+        """
+        space = self.action_space(agent)
+        if isinstance(space, spaces.Discrete):
+            try:
+                # operator.index accepts ints and numpy integers but not floats (int(2.7)
+                # would silently become action 2) nor None
+                index = operator.index(action)
+            except TypeError:
+                detail = f"{type(action).__name__} {action!r} is not an action index or text"
+                raise InvalidAction("unparseable", detail) from None
+            if not space.start <= index < space.start + space.n:
+                raise InvalidAction("out_of_range", index)
+            return index
+        try:
+            ok = space.contains(action)
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise InvalidAction("unparseable", f"{action!r} is not an action of {space}")
+        return action
+
+    def _add_reward(self, reward: float | Mapping[str, float]) -> None:
+        if isinstance(reward, Mapping):
+            for agent, value in reward.items():
+                if agent in self.rewards:
+                    self.rewards[agent] += float(value)
+        elif reward:
+            for agent in self.rewards:
+                self.rewards[agent] += reward
+
+    def _apply_outcome(self, outcome: Outcome | Sequence[Event] | None) -> None:
+        """Emit a phase's or round's outcome (its events are public to their audience)."""
+        events, reward = _outcome(outcome)
+        for event in events:
+            self.emit(event)
+        self._add_reward(reward)
+
+    # -- the schedule -------------------------------------------------------------------------
+
+    def _open(self, phase: Phase | None) -> None:
+        """Start ``phase``: its agents act in order (agents are done only when all are)."""
+        if phase is None:
+            raise RuntimeError(
+                f"{type(self).__name__}.next_phase gave no phase but the episode goes on; "
+                "end it with self.finish(...) in the hook that closed the last phase"
+            )
+        if not phase.agents or not self._seats.issuperset(phase.agents):
+            raise ValueError(
+                f"phase {phase.name!r} must list agents of {self.possible_agents}, got "
+                f"{phase.agents}"
+            )
+        self._phase = phase
+        self._queue = phase.agents
+        self._cursor = 0
+        self.agent_selection = phase.agents[0]
+
+    @property
+    def phase(self) -> Phase:
+        """The phase being played."""
+        return self._phase
+
+    def _close_phase(self) -> None:
+        phase = self._phase
+        if self._held:  # the secret moves of the phase, shown to their audience at once
+            held, self._held = self._held, []
+            for event, mover in held:
+                self._reveal(event, mover)
+        outcome = self.end_phase(phase)
+        if outcome is not None:
+            self._apply_outcome(outcome)
+        if not self._ended_by and phase.ends_round:
+            outcome = self.end_round()
+            if outcome is not None:
+                self._apply_outcome(outcome)
+            if not self._ended_by and self.max_cycles is not None and self.round >= self.max_cycles:
+                self.finish("round_limit", truncated=True)
+            if not self._ended_by:
+                self.next_round()
+            self.moves = []
+        if not self._ended_by:
+            self._open(self.schedule.next_phase(self, phase))
+
+    def finish(self, ended_by: str, truncated: bool = False) -> None:
+        """End the episode now: every agent is terminated (or truncated), metrics in infos.
+
+        Args:
+            ended_by: how it ended, in the task's words (``info["metrics"]["ended_by"]``).
+            truncated: ended by a limit rather than by the game's own end.
+        """
+        if self._ended_by:
+            return
+        self._ended_by = ended_by
+        flags = self.truncations if truncated else self.terminations
+        metrics = self.metrics()
+        for agent in self.agents:
+            flags[agent] = True
+            self.infos[agent]["metrics"] = metrics
+
+    @property
+    def ended_by(self) -> str:
+        """How the episode ended (empty while it goes on)."""
+        return self._ended_by
+
+    def next_round(self) -> None:
+        """Count a new round (a task that keeps the round in its world too extends this)."""
+        self.round += 1
+
+    # -- hooks a task writes --------------------------------------------------------------------
+
+    def new_episode(self, options: dict | None) -> None:
+        """Build the episode's world from ``self.np_random`` (``self.agents`` is set after)."""
+        raise NotImplementedError
+
+    def apply(self, agent: str, action: Any) -> Outcome | Sequence[Event] | None:
+        """The rules: carry out ``agent``'s action and say what it caused.
+
+        Raise :class:`InvalidAction` (before changing anything) for an illegal move.
+        """
+        raise NotImplementedError
+
+    def next_phase(self, previous: Phase | None) -> Phase | None:
+        """The next phase, for a :class:`PhaseQueue` schedule."""
+        raise NotImplementedError(f"{type(self).__name__} has a PhaseQueue but no next_phase")
+
+    def end_phase(self, phase: Phase) -> Outcome | Sequence[Event] | None:
+        """Rules when a phase is over (its secret moves are revealed first); default none."""
+        return None
+
+    def end_round(self) -> Outcome | Sequence[Event] | None:
+        """Rules when a round is over (before the round limit); default none."""
+        return None
+
+    def metrics(self) -> dict[str, Any]:
+        """Episode measures, in ``info["metrics"]`` at the end; tasks add their own."""
+        return {
+            "rounds": self.round,
+            "turns": self._turns,
+            "invalid_actions": self._invalid,
+            "valid_action_rate": self.valid_action_rate,
+            "ended_by": self._ended_by,
+        }
+
+    @property
+    def valid_action_rate(self) -> float:
+        """The share of this episode's turns whose action was legal (1.0 before any)."""
+        return 1.0 - self._invalid / self._turns if self._turns else 1.0
+
+    @property
+    def turns(self) -> int:
+        """Turns taken this episode."""
+        return self._turns
+
+    @property
+    def invalid_actions(self) -> int:
+        """Turns this episode whose action was not legal."""
+        return self._invalid
+
+    def turn_view(self, agent: str) -> Mapping[FactKey, Any] | None:
+        """The facts ``agent`` sees at the start of its turn (for the knowledge tracker)."""
+        return None
+
+    def invalid_event(self, agent: str, code: str, detail: Any) -> Event:
+        """The event of an invalid action: only the actor sees it; its note is ``code:detail``."""
+        return Event("invalid", agent, {}, self._alone[agent], self.round, f"{code}:{detail}")
+
+    def explain_invalid(self, event: Event) -> str:
+        """Why an action failed, in words the agent can act on (default: the event's detail)."""
+        return event.note.partition(":")[2] or event.note
+
+    def last_events(self, agent: str) -> Sequence[Event]:
+        """The events of ``agent``'s last action this episode (empty before it acted)."""
+        return self._last_events.get(agent, ())
+
+    def event(
+        self,
+        kind: str,
+        actor: str | None,
+        facts: Mapping[FactKey, Any] | None = None,
+        audience: Sequence[str] | None = None,
+        note: str = "",
+    ) -> Event:
+        """An event of this round; ``audience`` defaults to every live agent."""
+        who = frozenset(self.agents if audience is None else audience)
+        return Event(kind, actor, facts or {}, who, self.round, note)
 
     # -- observations -------------------------------------------------------------------------
 
@@ -111,7 +539,8 @@ class TaskEnv(AECEnv):
             obs["observation"] = self._vector(agent)
         if self._want_text:
             obs["text"] = self.observe_text(agent)
-        obs["action_mask"] = self._mask(agent)
+        if self._has_mask[agent]:
+            obs["action_mask"] = self._mask(agent)
         return obs
 
     def observe_vector(self, agent: str) -> np.ndarray:
@@ -129,41 +558,67 @@ class TaskEnv(AECEnv):
         raise NotImplementedError
 
     def _mask(self, agent: str) -> np.ndarray:
-        raise NotImplementedError
+        """Legal actions of a ``Discrete`` space (default: all of them while the agent acts)."""
+        live = not (self.terminations.get(agent) or self.truncations.get(agent))
+        return np.full(self.action_space(agent).n, int(live), dtype=np.int8)
+
+    def state(self) -> np.ndarray:
+        """The global state: by default every seat's vector view, concatenated."""
+        if not self._started:
+            raise RuntimeError("call reset() before state()")
+        return np.concatenate([self._vector(a) for a in self.possible_agents])
+
+    def render(self) -> str | None:
+        """The world as text: returned with ``render_mode="ansi"``, printed with ``"human"``."""
+        if self.render_mode is None:
+            warnings.warn(
+                "render() called without a render_mode; pass render_mode='ansi'", stacklevel=2
+            )
+            return None
+        if not self._started:
+            raise RuntimeError("call reset() before render()")
+        picture = self._render()
+        if self.render_mode == "human":
+            print(picture)
+            return None
+        return picture
+
+    def _render(self) -> str:
+        """The picture :meth:`render` shows (default: the round and the acting agent's view)."""
+        agent = self.agent_selection
+        return f"Round {self.round}; {agent} to act.\n{self.observe_text(agent)}"
+
+    def close(self) -> None:
+        """Release resources; the built-in tasks hold none."""
 
     # -- events and messages ------------------------------------------------------------------
 
-    def _start_episode(self) -> None:
-        """Start the AEC bookkeeping and the event log afresh; tasks call it from ``reset``.
-
-        Sets ``agents``, rewards, termination and truncation flags, infos, the first agent to
-        act, and empties the event log and inboxes.
-        """
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.agents[0]
-        self.event_log = []
-        self._inbox = {agent: [] for agent in self.possible_agents}
-        self._turn_messages = {}
-        self._tracker = None
-        self._tracked = 0
-
     def _turn_started(self) -> None:
-        """Hook: the selected agent's turn has begun and what it sees may now be read.
+        """Log what the selected agent sees at the start of its turn, once per turn.
 
-        Called when knowledge is asked for and (by tasks) in ``step``; a task that logs what
-        an agent sees at the start of its turn does it here, once per turn. The default does
-        nothing.
+        An ``observe`` event with the task's :meth:`turn_view`, for the knowledge tracker, not
+        delivered: the agent's observation already shows it. It is logged when knowledge is
+        asked for (a probe or an oracle belief before the agent acts), or at the latest when
+        the agent acts; the world does not change in between, so the view is the same
+        whichever comes first.
         """
+        if self._observed_turn == self._turns or not self._started:
+            return
+        agent = self.agent_selection
+        if self.terminations.get(agent, True) or self.truncations.get(agent, True):
+            return
+        self._observed_turn = self._turns
+        facts = self.turn_view(agent)
+        if facts:
+            self.emit(Event("observe", agent, facts, self._alone[agent], self.round), False)
 
     def _begin_turn(self, agent: str) -> None:
         """The agent acts now: what it was shown is consumed and its inbox starts afresh."""
         self._inbox[agent] = []
-        self.infos[agent].pop("messages", None)
+        info = self.infos[agent]
+        if info:
+            info.pop("messages", None)
+            info.pop("invalid_action", None)
 
     def emit(self, event: Event, deliver: bool = True) -> None:
         """Record an event and deliver it to the inbox of every agent in its audience.
@@ -176,8 +631,62 @@ class TaskEnv(AECEnv):
         """
         self.event_log.append(event)
         if deliver:
+            inbox = self._inbox
             for agent in event.audience:
-                self._inbox[agent].append(event)
+                inbox[agent].append(event)
+            if event.kind == "message":
+                self._deliver_message(event, event.audience)
+
+    def _deliver(self, event: Event, agents: frozenset[str]) -> None:
+        inbox = self._inbox
+        for agent in agents:
+            inbox[agent].append(event)
+        if event.kind == "message":
+            self._deliver_message(event, agents)
+
+    def _deliver_message(self, event: Event, agents: frozenset[str]) -> None:
+        """Also list a message in its recipients' ``info["messages"]`` (as records)."""
+        sender = event.actor
+        recipients = tuple(a for a in self.possible_agents if a in event.audience and a != sender)
+        record = Message(sender, recipients, event.note, event.round).to_dict()
+        for agent in agents:
+            if agent != sender and agent in self.infos:
+                self.infos[agent].setdefault("messages", []).append(record)
+
+    def _emit_move(self, agent: str, events: Sequence[Event], phase: Phase) -> None:
+        """Emit a move's events; in a secret phase only the mover sees them until the reveal."""
+        if not phase.secret:
+            for event in events:
+                self.emit(event)
+            return
+        for event in events:
+            if event.audience <= self._alone[agent]:
+                self.emit(event)  # private for good (a quest card)
+                continue
+            mover = None
+            if agent in event.audience:
+                mover = agent
+                private = Event(
+                    event.kind,
+                    event.actor,
+                    event.facts,
+                    self._alone[agent],
+                    event.round,
+                    event.note,
+                )
+                self.emit(private)
+            self._held.append((event, mover))
+
+    def _reveal(self, event: Event, mover: str | None) -> None:
+        """Show a held secret event to its audience (the mover already has its private copy)."""
+        self.event_log.append(event)
+        self._deliver(event, event.audience - {mover} if mover else event.audience)
+
+    def _speech_event(self, agent: str, text: str, phase: Phase) -> Event:
+        audience = frozenset(self.agents if phase.audience is None else phase.audience)
+        limit = self.max_message_length or None
+        note = clean_text(text, limit) if limit else clean_text(text)
+        return Event("message", agent, {}, audience | self._alone[agent], self.round, note=note)
 
     def inbox(self, agent: str) -> list[Event]:
         """The events the agent witnessed since its last turn (oldest first)."""
@@ -187,7 +696,7 @@ class TaskEnv(AECEnv):
         """Deliver a message from ``sender``: recipients see it at their next observation.
 
         Used by :class:`mase.wrappers.MessageChannel`; a task without that wrapper is the
-        no-communication condition.
+        no-communication condition (speech phases aside).
         """
         if not self.messages_enabled:
             raise RuntimeError(
@@ -197,23 +706,12 @@ class TaskEnv(AECEnv):
         message = Message(sender, recipients, clean_text(text, limit or 10**9), self.round)
         audience = frozenset(recipients) | {sender}
         self.emit(Event("message", sender, {}, audience, self.round, note=message.text))
-        for agent in recipients:
-            if agent in self.infos:
-                self.infos[agent].setdefault("messages", []).append(message.to_dict())
         self._turn_messages[sender] = message.text
         return message
 
     def received_messages(self, agent: str) -> list[Event]:
         """Message events from teammates in the agent's inbox."""
         return [e for e in self._inbox[agent] if e.kind == "message" and e.actor != agent]
-
-    @property
-    def round(self) -> int:
-        """The current round (1-based); tasks keep it in their own state."""
-        raise NotImplementedError
-
-    def close(self) -> None:
-        """Release resources; the built-in tasks hold none."""
 
     # -- facts and knowledge ------------------------------------------------------------------
 
@@ -222,7 +720,7 @@ class TaskEnv(AECEnv):
 
         Built on first use and fed incrementally, so a task that never asks pays nothing. The
         facts a message states (read with :meth:`parse_facts`) enter its recipients' knowledge
-        as the sender's claims, right or wrong.
+        as the sender's claims, right or wrong. Secret moves count only once revealed.
         """
         if self.agents:
             self._turn_started()
@@ -272,9 +770,39 @@ class TaskEnv(AECEnv):
         raise NotImplementedError
 
     def legal_actions_text(self, agent: str) -> list[str]:
-        """The agent's legal actions now, in words, in action-index order."""
+        """The agent's legal actions now, in words."""
         raise NotImplementedError
 
     def parse_action(self, agent: str, text: str) -> ActionParse:
-        """Turn a text reply into a legal action, or explain why it is not one."""
+        """Turn the action part of a reply into a legal action, or explain why it is not one."""
         raise NotImplementedError
+
+    def read_action(self, agent: str, text: str) -> ActionParse:
+        """Read a whole reply: the protocol's parts (:mod:`mase.protocol`), then ``parse_action``.
+
+        The message parts are cut off and ``Action selection:`` dropped, so the task's parser
+        sees only the action part; the first message found is returned in ``message``.
+        """
+        reply = split_reply(text)
+        parsed = self.parse_action(agent, reply.choice)
+        if reply.messages and reply.messages[0].text:
+            return parsed._replace(message=reply.messages[0].text)
+        return parsed
+
+
+def _outcome(outcome: Any) -> tuple[Sequence[Event], float | Mapping[str, float]]:
+    """``(events, reward)`` of what a hook returned: an Outcome, events, or ``None``."""
+    if outcome is None:
+        return (), 0.0
+    if isinstance(outcome, Outcome):
+        return outcome
+    if isinstance(outcome, Event):
+        return (outcome,), 0.0
+    if isinstance(outcome, tuple) and len(outcome) == 2 and not isinstance(outcome[1], Event):
+        return outcome
+    return tuple(outcome), 0.0
+
+
+def _mask_size(space: spaces.Space) -> int | None:
+    """Length of the action mask for ``space``: ``Discrete`` spaces only."""
+    return int(space.n) if isinstance(space, spaces.Discrete) else None

@@ -10,7 +10,7 @@ MODULES = [
     "mase.registry",
     "mase.envs.search_rescue.env",
     "mase.llm.server",
-    "mase.llm.prompts",
+    "mase.protocol",
     "mase.wrappers.tom_probe",
 ]
 

@@ -26,15 +26,15 @@ ENV = "examples/ColourMatch-v0"
 
 
 def picks_probe(context):
-    """After the second pick is revealed, ask the first agent whether the second saw it."""
+    """When the picks are revealed, ask the first agent whether the second saw its pick."""
     for event in context.events:
-        if event.kind == "reveal":
+        if event.kind == "pick" and event.actor == "first" and "second" in event.audience:
             yield Question(
                 asked="first",
                 level="first_order",
-                kind="picks",
-                question="Does Second know both picks of the last round?",
-                facts=(("picks",),),
+                kind="pick",
+                question="Does Second know your pick of the last round?",
+                facts=(("pick", "first"),),
                 about="second",
             )
 
@@ -55,7 +55,9 @@ def test_llm_seats_wrappers_and_probes_on_another_task():
     assert metrics["llm_valid_output_rate"] == 1.0
     probes = record["probes"]
     assert len(probes) == 10 and all(p["truth"] for p in probes)  # the reveal is public
-    assert record["events"][0]["kind"] in ("reveal", "message")
+    # the first pick is seen by its picker alone until the second has picked
+    first_pick = next(e for e in record["events"] if e["kind"] == "pick")
+    assert first_pick["actor"] == "first" and first_pick["audience"] == ["first"]
     # the first agent's message reached the second as text in its observation
     prompts = [c["messages"][-1]["content"] for c in record["seats"]["second"]["calls"]]
     assert any('first: "I pick blue."' in p for p in prompts)

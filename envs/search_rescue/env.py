@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import operator
-import warnings
 from typing import Any, Literal
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
 
 from mase.envs.search_rescue import belief as beliefs
 from mase.envs.search_rescue import render as board
@@ -16,8 +13,7 @@ from mase.envs.search_rescue import text as words
 from mase.envs.search_rescue import world
 from mase.envs.search_rescue.vector import ObservationCodec, StateCodec
 from mase.events import Event
-from mase.spaces import observation_space
-from mase.task import ActionParse, TaskEnv, unclaimed_keys
+from mase.task import ActionParse, TaskEnv
 
 _RESULT_KINDS = frozenset(("move", "inspect", "cut", "explode", "invalid"))
 
@@ -121,14 +117,15 @@ class SearchRescueEnv(TaskEnv):
         * v0: first release.
     """
 
-    metadata = {
-        "name": "search_rescue_v0",
-        "render_modes": ["ansi", "human"],
-        "is_parallelizable": True,
-    }
+    metadata = {"name": "search_rescue_v0", "render_modes": ["ansi", "human"]}
     scripted_policy = "mase.envs.search_rescue.scripted:ScriptedRescuer"
     language_model = "mase.envs.search_rescue.language_model:respond"
     tom_probes = "mase.envs.search_rescue.tom:PAPER_PROBES"
+    policies = {
+        "cbs": "mase.envs.search_rescue.policies:cbs",
+        "mappo": "mase.envs.search_rescue.policies:mappo",
+        "sb3-ppo": "mase.envs.search_rescue.policies:sb3_ppo",
+    }
 
     def __init__(
         self,
@@ -147,7 +144,7 @@ class SearchRescueEnv(TaskEnv):
         obs_mode: str = "both",
         render_mode: str | None = None,
     ):
-        super().__init__(obs_mode, render_mode)
+        super().__init__(obs_mode, render_mode, max_cycles)
         # constants
         if layout not in ("paper", "random"):
             raise ValueError(f"layout must be 'paper' or 'random', got {layout!r}")
@@ -155,8 +152,6 @@ class SearchRescueEnv(TaskEnv):
             raise ValueError(f"wrong_cutter must be 'reject' or 'explode', got {wrong_cutter!r}")
         if credit not in ("phase", "bomb"):
             raise ValueError(f"credit must be 'phase' or 'bomb', got {credit!r}")
-        if max_cycles < 1:
-            raise ValueError(f"max_cycles must be at least 1, got {max_cycles}")
         if deadlock_rounds < 0:
             raise ValueError(f"deadlock_rounds must be 0 (off) or more, got {deadlock_rounds}")
         sizes = (n_rooms, n_bombs, n_agents, n_colours)
@@ -170,11 +165,9 @@ class SearchRescueEnv(TaskEnv):
         # "is None", not "or": a size of 0 is invalid and must reach the checks, not the default
         self.sizes = tuple(d if s is None else s for s, d in zip(sizes, defaults, strict=True))
         self.layout_kind = layout
-        self.max_cycles = max_cycles
         self.rules = world.Rules(wrong_cutter, credit, shaping, witness)
         self.see_teammates = see_teammates
         self.deadlock_rounds = deadlock_rounds
-        self.np_random, self.np_random_seed = seeding.np_random(None)
         self.layout = self._draw_layout(self.np_random)
         self._masks: dict[tuple, np.ndarray] = {}  # legal masks, per layout
         self.possible_agents = list(self.layout.agents)
@@ -183,148 +176,66 @@ class SearchRescueEnv(TaskEnv):
         self.codec = ObservationCodec(self.layout, max_cycles)
         self.state_codec = StateCodec(self.layout, max_cycles)
         n_actions = len(self.layout.actions)
-        self._observation_spaces = {
-            a: observation_space(obs_mode, self.codec.size, n_actions) for a in self.possible_agents
-        }
-        self._action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
-        self.state_space = spaces.Box(0.0, 1.0, shape=(self.state_codec.size,), dtype=np.float32)
+        self.set_spaces(self.codec.size, spaces.Discrete(n_actions), self.state_codec.size)
 
         # episode state (filled by reset)
         self.world: world.State | None = None
-        self.agents = []
-
-    def observation_space(self, agent: str) -> spaces.Dict:
-        """The Dict observation space of ``agent`` (the same object on every call)."""
-        return self._observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Discrete:
-        """The Discrete action space of ``agent`` (the same object on every call)."""
-        return self._action_spaces[agent]
 
     def _draw_layout(self, rng: np.random.Generator) -> world.Layout:
         if self.procedural:
             return world.procedural_layout(*self.sizes, rng)
         return world.paper_layout(rng, randomize_edges=self.layout_kind == "random")
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new episode: new placement, sequences and start room (and graph if random)."""
-        if seed is not None:
-            self.np_random, self.np_random_seed = seeding.np_random(seed)
+    def new_episode(self, options: dict | None) -> None:
+        """New placement, sequences and start room (and graph if random)."""
         if self.procedural or self.layout_kind == "random":
             self.layout = self._draw_layout(self.np_random)
             self._masks = {}
         self.world = world.new_state(self.layout, self.np_random)
-        self._start_episode()
-        self._alone = {a: frozenset((a,)) for a in self.agents}
         self._view_cache: tuple[str, int, dict] | None = None
-        self._last_result: dict[str, str | None] = {a: None for a in self.agents}
         self._round_start_key = self.world.key()
-        self._round_outputs: list[tuple] = []
-        self._previous_outputs: tuple | None = None
+        self._previous_moves: tuple | None = None
         self._stale_rounds = 0
-        self._turns = 0
-        self._observed_turn = -1
-        self._invalid = 0
-        self._ended_by = ""
 
-    def step(self, action: Any) -> None:
-        """Act for ``agent_selection``: an action index, or text parsed by ``parse_action``."""
-        if self.world is None:
-            raise RuntimeError("call reset() before step()")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        if not self.agents:
-            raise RuntimeError("the episode is over; call reset() to start a new one")
-        if self._observed_turn != self._turns:
-            self._turn_started()
-        self._begin_turn(agent)
-        self._cumulative_rewards[agent] = 0.0
+    def apply(self, agent: str, action: int) -> tuple[list[Event], float]:
+        """Resolve the action in the world (:func:`.world.step`): its events and reward."""
+        return world.step(self.world, agent, action, self.rules)
 
-        events, reward, index = self._resolve(agent, action)
-        for event in events:
-            self.emit(event)
-        self._turns += 1
-        self._invalid += events[0].kind == "invalid"
-        self._last_result[agent] = words.result_code(events[0])
-        self._round_outputs.append((agent, index, self._turn_messages.pop(agent, "")))
+    def end_round(self) -> None:
+        """Close the round: the episode ends when no bomb is left, or on deadlock.
 
-        # episodes end only between rounds, so every agent acts once per round (the
-        # parallel view relies on it)
-        if agent == self.agents[-1]:
-            self._end_round()
-            if self.world.done:
-                cleared = all(b.defused for b in self.world.bombs)
-                self._finish("defused" if cleared else "exploded", truncated=False)
-            elif self.world.round >= self.max_cycles:
-                self._finish("round_limit", truncated=True)
-            elif self.deadlock_rounds and self._stale_rounds >= self.deadlock_rounds:
-                self._finish("deadlock", truncated=True)
-            else:
-                self.world.round += 1
-
-        for a in self.agents:
-            self.rewards[a] = reward
-        self.agent_selection = self.agents[(self.agents.index(agent) + 1) % len(self.agents)]
-        self._accumulate_rewards()
-
-    def _turn_started(self) -> None:
-        """Log what the selected agent sees at the start of its turn, once per turn.
-
-        An ``observe`` event for the knowledge tracker, not delivered: the agent's observation
-        already shows it. It is logged when knowledge is asked for (a probe or an oracle
-        belief before the agent acts), or at the latest when the agent acts; the world does
-        not change in between, so the view is the same whichever comes first.
+        Episodes end only between rounds, so every agent acts once in every round (the
+        parallel view relies on it). The round limit comes before deadlock.
         """
-        if self._observed_turn == self._turns or self.world is None:
-            return
-        agent = self.agent_selection
-        if self.terminations.get(agent, True) or self.truncations.get(agent, True):
-            return
-        self._observed_turn = self._turns
-        view = self._view(agent)
-        self.emit(Event("observe", agent, view, self._alone[agent], self.world.round), False)
-
-    def _resolve(self, agent: str, action: Any) -> tuple[list, float, int | None]:
-        """Turn whatever the policy gave into events; unusable input is an invalid action."""
-        if isinstance(action, str):
-            parsed = self.parse_action(agent, action)
-            if parsed.action is None:
-                event = world.invalid_event(self.world, agent, "unparseable", parsed.reason)
-                return [event], 0.0, None
-            action = parsed.action
-        elif isinstance(action, dict):
-            raise TypeError(unclaimed_keys(action))
-        try:
-            # operator.index accepts ints and numpy integers but not floats (int(2.7) would
-            # silently become action 2) nor None
-            index = operator.index(action)
-        except (TypeError, ValueError):
-            detail = f"{type(action).__name__} {action!r} is not an action index or text"
-            return [world.invalid_event(self.world, agent, "unparseable", detail)], 0.0, None
-        events, reward = world.step(self.world, agent, index, self.rules)
-        return events, reward, index
-
-    def _end_round(self) -> None:
-        """Close the round: count it as stale if everyone repeated themselves to no effect."""
         key = self.world.key()
-        outputs = tuple(self._round_outputs)
+        moves = tuple(self.moves)
         if key == self._round_start_key:
-            self._stale_rounds = self._stale_rounds + 1 if outputs == self._previous_outputs else 1
+            self._stale_rounds = self._stale_rounds + 1 if moves == self._previous_moves else 1
         else:
             self._stale_rounds = 0
-        self._previous_outputs = outputs
-        self._round_outputs = []
+        self._previous_moves = moves
         self._round_start_key = key
+        if self.world.done:
+            cleared = all(b.defused for b in self.world.bombs)
+            self.finish("defused" if cleared else "exploded")
+        elif (
+            self.round < self.max_cycles
+            and self.deadlock_rounds
+            and self._stale_rounds >= self.deadlock_rounds
+        ):
+            self.finish("deadlock", truncated=True)
 
-    def _finish(self, ended_by: str, truncated: bool) -> None:
-        self._ended_by = ended_by
-        flags = self.truncations if truncated else self.terminations
-        metrics = self.metrics()
-        for a in self.agents:
-            flags[a] = True
-            self.infos[a]["metrics"] = metrics
+    def turn_view(self, agent: str) -> dict:
+        """What ``agent`` sees at the start of its turn (:func:`.world.view_facts`)."""
+        return self._view(agent)
+
+    def invalid_event(self, agent: str, code: str, detail: Any) -> Event:
+        """The event of a failed action (:func:`.world.invalid_event`)."""
+        return world.invalid_event(self.world, agent, code, detail)
+
+    def explain_invalid(self, event: Event) -> str:
+        """Why an action failed, with the way out (a detour, who holds a cutter)."""
+        return words.explain_invalid(self.layout, self.world, event)
 
     def metrics(self) -> dict[str, Any]:
         """Episode measures: score, rounds, valid-action rate, bombs defused, how it ended."""
@@ -333,18 +244,18 @@ class SearchRescueEnv(TaskEnv):
             "score": w.score,
             "max_score": self.layout.max_score,
             "rounds": w.round,
-            "valid_action_rate": 1.0 - self._invalid / self._turns if self._turns else 1.0,
-            "invalid_actions": self._invalid,
-            "turns": self._turns,
+            "valid_action_rate": self.valid_action_rate,
+            "invalid_actions": self.invalid_actions,
+            "turns": self.turns,
             "bombs_defused": sum(b.defused for b in w.bombs),
             "bombs_exploded": sum(b.exploded for b in w.bombs),
-            "ended_by": self._ended_by,
+            "ended_by": self.ended_by,
         }
 
-    @property
-    def round(self) -> int:
-        """The current round (1-based)."""
-        return self.world.round if self.world else 0
+    def next_round(self) -> None:
+        """Count a new round, in the world too (planners and the state vector read it there)."""
+        self.round += 1
+        self.world.round = self.round
 
     # -- observations -------------------------------------------------------------------------
 
@@ -360,7 +271,8 @@ class SearchRescueEnv(TaskEnv):
             if event.kind != "message":
                 facts.update(event.facts)
         facts.update(self._view(agent))
-        return facts, self._last_result[agent]
+        last = self._last_events.get(agent)
+        return facts, words.result_code(last[0]) if last else None
 
     def true_facts(self) -> dict:
         """Every fact of the world now, in the fact keys of events and observations.
@@ -395,10 +307,11 @@ class SearchRescueEnv(TaskEnv):
         must not mutate it.
         """
         cache = self._view_cache
-        if cache is not None and cache[0] == agent and cache[1] == self._turns:
+        turns = self._turns
+        if cache is not None and cache[0] == agent and cache[1] == turns:
             return cache[2]
         view = world.view_facts(self.world, agent, self.see_teammates)
-        self._view_cache = (agent, self._turns, view)
+        self._view_cache = (agent, turns, view)
         return view
 
     def _vector(self, agent: str) -> np.ndarray:
@@ -430,24 +343,10 @@ class SearchRescueEnv(TaskEnv):
         turn = self.agent_selection if self.agents else None
         return self.state_codec.encode(self.world, turn)
 
-    def render(self) -> str | None:
-        """A text picture of rooms, doors, agents and bombs.
-
-        Returned with ``render_mode="ansi"``, printed with ``"human"``.
-        """
-        if self.render_mode is None:
-            warnings.warn(
-                "render() called without a render_mode; pass render_mode='ansi'", stacklevel=2
-            )
-            return None
-        if self.world is None:
-            raise RuntimeError("call reset() before render()")
+    def _render(self) -> str:
+        """A text picture of rooms, doors, agents and bombs."""
         turn = self.agent_selection if self.agents else None
-        picture = board.ansi(self.world, self.max_cycles, turn)
-        if self.render_mode == "human":
-            print(picture)
-            return None
-        return picture
+        return board.ansi(self.world, self.max_cycles, turn)
 
     # -- language interface -------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 :func:`respond` is a responder for :class:`mase.llm.OfflineServer`. It finds the rules text
 (``env.rules_text(agent)``, starting "You are <Name>, one of ...") in the prompt and answers
-what the last user message asks for (the wording of :mod:`mase.llm.prompts`):
+what the last user message asks for (the wording of :mod:`mase.protocol`):
 
 * **An action** (the default). Without a belief state in the prompt it builds a fresh
   :class:`~mase.envs.search_rescue.scripted.ScriptedRescuer` for the agent from the rules,
@@ -12,13 +12,13 @@ what the last user message asks for (the wording of :mod:`mase.llm.prompts`):
       Action selection: go to room 3
       Message to Team: Alpha is in room 3. Room 3 has bomb 2. ...
 
-  With a belief (after :data:`~mase.llm.prompts.BELIEF_HEADER`) it decides from the belief's
+  With a belief (after :data:`~mase.protocol.BELIEF_HEADER`) it decides from the belief's
   facts (and any observation after it) and tells the team where it is and what its room and
   its last action showed.
-* **A belief rewrite** (:data:`~mase.llm.prompts.BELIEF_REQUEST`): the previous belief plus the
+* **A belief rewrite** (:data:`~mase.protocol.BELIEF_REQUEST`): the previous belief plus the
   new observation, in the format of :mod:`~mase.envs.search_rescue.belief`, including the
   Theory-of-Mind sections.
-* **A Theory-of-Mind question** (:data:`~mase.llm.prompts.QUESTION_HEADER`): "Yes. ..." or
+* **A Theory-of-Mind question** (:data:`~mase.protocol.QUESTION_HEADER`): "Yes. ..." or
   "No. ...", read from the belief's statements and whatever the prompt shows after it.
 
 Who knows what is inferred from the text alone, with the paper's annotation criteria as
@@ -45,11 +45,11 @@ import re
 from types import SimpleNamespace
 from typing import Any
 
+from mase import protocol
 from mase.envs.search_rescue import belief as beliefs
 from mase.envs.search_rescue import tom
 from mase.envs.search_rescue.scripted import MissionMap, ScriptedRescuer
-from mase.envs.search_rescue.text import fact_sentence, facts_text, parse_facts, split_messages
-from mase.llm import prompts
+from mase.envs.search_rescue.text import fact_sentence, facts_text, parse_facts
 
 _RULES_HEAD = re.compile(r"You are ([A-Za-z]+), one of \d+ agents")
 _MAX_ROUNDS = re.compile(r"after (\d+) rounds")
@@ -71,18 +71,17 @@ UNREADABLE_QUESTION = "No. I cannot tell from my prompt who I am or what is aske
 
 #: Lines that end a belief or an observation block inside a user message.
 _ENDS = (
-    prompts.BELIEF_HEADER,
-    prompts.BELIEF_REQUEST,
-    prompts.ACTION_REQUEST,
-    prompts.QUESTION_HEADER,
+    protocol.BELIEF_HEADER,
+    protocol.BELIEF_REQUEST,
+    protocol.ACTION_REQUEST,
+    protocol.QUESTION_HEADER,
     "New observation:",
     "Current observation:",
-    prompts.FEEDBACK.split("{", 1)[0].strip(),
+    protocol.FEEDBACK.split("{", 1)[0].strip(),
 )
 #: The kinds a belief's Theory-of-Mind sections state (as the oracle belief does).
 _BELIEF_KINDS = ("room", "state", "sequence")
 _QUOTED = re.compile(r'([A-Za-z]+): "(.*?)"(?=\s+[A-Za-z]+: "|\s*$)', re.S)
-_MESSAGE = re.compile(r"message\s*to\s*(?:the\s*)?team\s*[:\-]?", re.I)
 
 
 # -- reading the prompt -------------------------------------------------------------------------
@@ -116,7 +115,7 @@ def _items(messages: list[dict[str, Any]], name: str) -> list[tuple[str, str]]:
         anchors = [(m.start(), "observation", m.start()) for m in head.finditer(text)]
         for end in _ENDS:
             for m in re.finditer(re.escape(end), text):
-                kind = "belief" if end == prompts.BELIEF_HEADER else "end"
+                kind = "belief" if end == protocol.BELIEF_HEADER else "end"
                 anchors.append((m.start(), kind, m.end()))
         anchors.sort()
         for (_, kind, start), (stop, _, _) in zip(
@@ -203,13 +202,13 @@ class Mind:
 
     def read_reply(self, text: str) -> None:
         """The agent's own earlier reply: what its message told the team."""
-        m = _MESSAGE.search(text)
-        if m:
-            self._share(self.mates, parse_facts(text[m.end() :]))
+        for part in protocol.split_reply(text).messages:
+            if part.to_team:
+                self._share(self.mates, parse_facts(part.text))
 
     def read_observation(self, text: str) -> None:
         """Take in one observation, in the order things happened."""
-        own, messages = split_messages(text)
+        own, messages = protocol.split_messages(text)
         before = {a: self.facts.get(("agent_room", a)) for a in self.mission.team}
         here = before[self.agent]
         head, _, now = own.partition("\nNow:\n")
@@ -430,7 +429,7 @@ def respond(messages: list[dict[str, Any]]) -> str:
         ),
         "",
     )
-    asks_question = prompts.QUESTION_HEADER in last
+    asks_question = protocol.QUESTION_HEADER in last
     found = _rules(messages)
     if found is None:
         if asks_question:
@@ -444,8 +443,8 @@ def respond(messages: list[dict[str, Any]]) -> str:
             return UNREADABLE_QUESTION
         return REPLY_TEMPLATE.format(action=SAFE_ACTION, message=UNREADABLE_RULES)
     if asks_question:
-        return _answer(build_mind(messages, agent, rules), last.split(prompts.QUESTION_HEADER)[-1])
-    if prompts.BELIEF_REQUEST in last:
+        return _answer(build_mind(messages, agent, rules), last.split(protocol.QUESTION_HEADER)[-1])
+    if protocol.BELIEF_REQUEST in last:
         return _rewrite(build_mind(messages, agent, rules))
     if any(kind == "belief" for kind, _ in _items(messages, agent)):
         return _act_from_belief(build_mind(messages, agent, rules), agent, rules)

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mase.agents.base import Policy
-from mase.envs.search_rescue.text import facts_text, parse_facts, split_messages
+from mase.envs.search_rescue.text import facts_text, parse_facts
+from mase.protocol import split_messages
 
 _DOORS = re.compile(r"Doors \(you can move only through a door\): ([\d\-, ]+)\.")
 _ROOMS = re.compile(r"Rooms: ([\d, ]+)\.")

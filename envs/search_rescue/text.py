@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from mase.actions import ActionParse
 from mase.envs.search_rescue.world import (
     INVALID_REASONS,
     Layout,
@@ -20,7 +21,7 @@ from mase.envs.search_rescue.world import (
     invalid_reason,
 )
 from mase.events import Event
-from mase.task import ActionParse
+from mase.protocol import MESSAGES_HEADER, REPLY_FORMAT_HELP, message_line
 
 # -- facts as sentences ------------------------------------------------------------------------
 
@@ -244,7 +245,7 @@ def observation_text(
     for event in inbox:
         if event.kind == "message":
             if event.actor != agent:
-                messages.append(f'- {event.actor.capitalize()}: "{event.note}"')
+                messages.append(message_line(event.actor, event.note))
         elif event.actor == agent:
             happened.append("- " + own_result_text(layout, state, event))
         else:
@@ -261,7 +262,7 @@ def observation_text(
     lines.append(f"Doors from room {room} lead to rooms {_rooms(layout.neighbours[room])}.")
     lines.append("Your legal actions: " + "; ".join(legal_actions_text(layout, state, agent)) + ".")
     if messages:
-        lines.append("Messages:")
+        lines.append(MESSAGES_HEADER)
         lines.extend(messages)
     return "\n".join(lines)
 
@@ -273,20 +274,6 @@ _VIEW_LINES = (
     ("agent_room",),
     ("room_bomb", "bomb_room", "bomb_status"),
 )
-
-
-def split_messages(text: str) -> tuple[str, list[tuple[str, str]]]:
-    """Split an observation into its own part and the teammates' ``(sender, text)`` messages."""
-    head, sep, tail = text.partition("\nMessages:\n")
-    if not sep:
-        return text, []
-    # a message may span lines, so it ends at the quote before the next "- Name:" or the end
-    # (a greedy match to the last quote merged every message into the first sender's)
-    pattern = re.compile(r'^- ([A-Za-z]+): "(.*?)"(?=\n- [A-Za-z]+: "|\Z)', re.M | re.S)
-    found = [(m.group(1).lower(), m.group(2)) for m in pattern.finditer(tail)]
-    if not found:  # a message may span lines: fall back to one block per "- Name:" line
-        found = [(s.lower(), t) for s, t in re.findall(r'^- ([A-Za-z]+): "?(.*?)"?$', tail, re.M)]
-    return head, found
 
 
 def action_text(layout: Layout, state: State, action: int) -> str:
@@ -327,9 +314,7 @@ defused or after {max_rounds} rounds.
 You see your own room, your tools, {teammates_seen}, the result of your own last action, and \
 what happens in your room. You do not see what teammates do elsewhere unless they tell you.
 Each turn choose one action: go to room N, inspect bomb, or apply COLOUR cutter.
-Answer in this format:
-Action selection: <your action>
-Message to Team: <a short message, or nothing>"""
+{reply_format}"""
 
 
 def rules_text(layout: Layout, agent: str, max_rounds: int, see_teammates: bool) -> str:
@@ -350,14 +335,12 @@ def rules_text(layout: Layout, agent: str, max_rounds: int, see_teammates: bool)
         cutters=cutters,
         max_rounds=max_rounds,
         teammates_seen="where every teammate is" if see_teammates else "teammates in your room",
+        reply_format=REPLY_FORMAT_HELP,
     )
 
 
 # -- parsing replies into actions -------------------------------------------------------------
 
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
-_SELECTION = re.compile(r"action\s*selection\s*[:\-]?", re.I)
-_MESSAGE = re.compile(r"message\s*to\s*(?:the\s*)?team\s*[:\-]?", re.I)
 _GO = re.compile(
     r"\b(?:go|move|walk|head|travel|proceed|enter|return|run)\w*\b(?:\s+(?:back|over|on))?"
     r"(?:\s+(?:to|into|towards?))?\s+(?:the\s+)?(?:room\s*)?#?\s*(-?\d+)"
@@ -369,32 +352,15 @@ _CUT = re.compile(r"\b(?:apply|applies|applying|use|using|cut|cutting|defuse|def
 _COLOUR_WORD = re.compile(r"\b([a-z]+)\b")
 
 
-def _unquote(text: str) -> str:
-    """A message as written: the part inside quotes when it is quoted, else the whole."""
-    text = text.strip()
-    if text[:1] and text[0] in "\"'" and text[0] in text[1:]:
-        return text[1 : text.rindex(text[0])].strip()
-    return text
-
-
 def parse_action(layout: Layout, state: State, agent: str, text: str) -> ActionParse:
-    """Read a reply and return the legal action it names, or the reason it names none.
+    """Read the action part of a reply; return the legal action it names, or why it names none.
 
-    Accepts the paper's format (``Action selection: ... Message to Team: ...``) and free
-    phrasings ("go to room 3", "move to 3", "inspect the bomb", "use the red cutter", "cut
-    blue"), in any case and with straight or curly quotes. A reply that names several
-    different actions, an unknown room or colour, or an action that is illegal now is
-    refused with a sentence the agent can act on.
+    Reads the paper's wording and free phrasings ("go to room 3", "move to 3", "inspect the
+    bomb", "use the red cutter", "cut blue") in any case. A reply that names several different
+    actions, an unknown room or colour, or an action that is illegal now is refused with a
+    sentence the agent can act on. ``TaskEnv.read_action`` hands it the action part of a whole
+    reply (:mod:`mase.protocol`: the message parts cut off, ``Action selection:`` dropped).
     """
-    text = text.translate(_QUOTES)
-    message = None
-    msg = _MESSAGE.search(text)
-    if msg:
-        message = _unquote(text[msg.end() :]) or None
-        text = text[: msg.start()]
-    sel = _SELECTION.search(text)
-    if sel:
-        text = text[sel.end() :]
     lowered = text.lower()
 
     candidates: dict[int, str] = {}
@@ -426,21 +392,20 @@ def parse_action(layout: Layout, state: State, agent: str, text: str) -> ActionP
 
     if len(candidates) > 1:
         named = "; ".join(action_text(layout, state, a) for a in sorted(candidates))
-        return ActionParse(None, f"the reply names several actions ({named}); choose one", message)
+        return ActionParse(None, f"the reply names several actions ({named}); choose one")
     if not candidates:
         hint = "; ".join(problems) if problems else "no action found"
         return ActionParse(
             None,
             f"{hint}. Answer like 'Action selection: go to room 3', 'inspect bomb', or "
             "'apply red cutter'",
-            message,
         )
     action = next(iter(candidates))
     reason = invalid_reason(state, agent, action)
     if reason is not None:
         event = invalid_event(state, agent, reason, action)
-        return ActionParse(None, explain_invalid(layout, state, event), message)
-    return ActionParse(action, "", message)
+        return ActionParse(None, explain_invalid(layout, state, event))
+    return ActionParse(action)
 
 
 _ALL_COLOUR_WORDS = frozenset(

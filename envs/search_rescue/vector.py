@@ -32,6 +32,9 @@ from mase.envs.search_rescue.world import Layout, State
 STATUSES = ("active", "defused", "exploded")
 
 
+_ROUND, _SCORE = ("round",), ("score",)
+
+
 class ObservationCodec:
     """Encode and decode observation facts for one layout's sizes and labels."""
 
@@ -64,6 +67,10 @@ class ObservationCodec:
             self.offset[name] = total
             total += size
         self.size = total
+        self._round_at, self._score_at = self.offset["round"], self.offset["score"]
+        self._result_at = {
+            code: self.offset["last_result"] + i for code, i in self.result_index.items()
+        }
 
     def encode(self, facts: dict, result: str | None) -> np.ndarray:
         """The vector for a fact dict (as built by the env) and the last-result code.
@@ -80,11 +87,11 @@ class ObservationCodec:
                 entries = cache[item] = self._entries_of(*item)
             index += entries
         if result is not None:
-            index.append(self.offset["last_result"] + self.result_index[result])
+            index.append(self._result_at[result])
         v = np.zeros(self.size, dtype=np.float32)
         v[index] = 1.0
-        v[self.offset["round"]] = facts.get(("round",), 0) / self.max_rounds
-        v[self.offset["score"]] = facts.get(("score",), 0) / self.max_score
+        v[self._round_at] = facts.get(_ROUND, 0) / self.max_rounds
+        v[self._score_at] = facts.get(_SCORE, 0) / self.max_score
         return v
 
     def _entries_of(self, key: tuple, value) -> tuple[int, ...]:

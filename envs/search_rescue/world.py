@@ -93,7 +93,13 @@ class Layout:
         return self.actions.index((kind, arg))
 
     def distances(self) -> dict[int, dict[int, int]]:
-        """Shortest number of moves between every pair of rooms (breadth-first search)."""
+        """Shortest number of moves between every pair of rooms (breadth-first search).
+
+        Computed once per layout; the table is shared, so callers must not change it.
+        """
+        table = self.__dict__.get("_distances")
+        if table is not None:
+            return table
         table = {}
         for start in self.rooms:
             dist, frontier = {start: 0}, [start]
@@ -106,6 +112,7 @@ class Layout:
                             nxt.append(other)
                 frontier = nxt
             table[start] = dist
+        object.__setattr__(self, "_distances", table)  # frozen: a cache, not a field
         return table
 
 

@@ -12,9 +12,10 @@ from mase.agents.base import Policy
 class HumanPolicy(Policy):
     """Shows the text observation and reads a reply; bad replies are explained and re-asked.
 
-    A reply is anything the task's ``parse_action`` reads (for search and rescue: "go to room
-    3", "inspect", "apply red cutter"), optionally followed by "Message to Team: ...". An
-    empty line or end of input ends the game for this seat with a clear error.
+    A reply is anything the task reads (its ``read_action``: the action in words, optionally
+    followed by ``Message to Team: ...`` when the env has a message channel); in a speech phase
+    the reply is what the seat says. An empty line is a reply like any other; end of input ends
+    the game for this seat with a clear error.
     """
 
     def __init__(
@@ -28,18 +29,16 @@ class HumanPolicy(Policy):
         self.show_rules = show_rules
 
     def reset(self, agent: str, env: Any, seed: int | None = None) -> None:
-        """Print the rules for this seat."""
+        """Print the rules for this seat and how to answer."""
         super().reset(agent, env, seed)
         if self.show_rules:
-            print(env.unwrapped.rules_text(agent), file=self.out)
-            print(
-                "\n(Type one action per line, e.g. 'go to room 3' or 'apply red cutter'; add "
-                "'Message to Team: ...' on the same line to talk.)",
-                file=self.out,
-            )
+            base = env.unwrapped
+            print(base.rules_text(agent), file=self.out)
+            talk = " Add 'Message to Team: ...' to talk." if base.messages_enabled else ""
+            print(f"\n(Type one reply per line.{talk})", file=self.out)
 
     def act(self, observation: Any, info: dict) -> Any:
-        """Print the observation and read a reply until it names a legal action."""
+        """Print the observation and read replies until one names a legal action."""
         base = self.env.unwrapped
         text = observation.get("text") if isinstance(observation, dict) else None
         print("\n" + (text or base.observe_text(self.agent)), file=self.out)
@@ -48,9 +47,11 @@ class HumanPolicy(Policy):
                 reply = self.read()
             except EOFError:
                 raise SystemExit("input ended; the game was stopped") from None
-            parsed = base.parse_action(self.agent, reply)
+            if base.phase.speech:
+                return reply
+            parsed = base.read_action(self.agent, reply)
             if parsed.action is not None:
-                if parsed.message and getattr(base, "messages_enabled", False):
-                    return {"action": parsed.action, "message": parsed.message}
-                return parsed.action
+                if parsed.message and not base.messages_enabled:
+                    print("(No message channel here: your message was not sent.)", file=self.out)
+                return reply
             print(f"Not a legal action: {parsed.reason}", file=self.out)

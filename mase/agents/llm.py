@@ -5,14 +5,14 @@ The procedure of Li et al. (2023) (REFERENCE §1, "LLM agent procedure"):
 * **Without belief** (``belief=False``): the chat is the rules (system message), the agent's
   previous ``window`` turns (each: a user message with that turn's observation, an assistant
   message with its final reply), then the current observation followed by
-  :data:`mase.llm.prompts.ACTION_REQUEST`.
+  :data:`mase.protocol.ACTION_REQUEST`.
 * **With belief** (``belief=True``): the agent keeps a written belief state, starting from the
   env's ``belief_template(agent)``. Each turn it first asks the model to rewrite the belief
-  given the new observation (:data:`~mase.llm.prompts.BELIEF_REQUEST`), then asks for the
+  given the new observation (:data:`~mase.protocol.BELIEF_REQUEST`), then asks for the
   action given the belief alone: the belief replaces the raw history.
 
 The env's ``parse_action`` reads each reply; a reply that names no legal action gets the env's
-reason back (:data:`~mase.llm.prompts.FEEDBACK`) and up to ``retries`` more tries. Every reply
+reason back (:data:`~mase.protocol.FEEDBACK`) and up to ``retries`` more tries. Every reply
 read for an action counts in ``llm_outputs`` and those naming a legal action in
 ``llm_valid_outputs``: their ratio is the paper's valid-action rate.
 """
@@ -22,12 +22,12 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+from mase import protocol
+from mase.actions import takes_key
 from mase.agents.base import Policy
-from mase.llm import prompts
 from mase.llm.client import ChatClient, Completion
 from mase.llm.config import LLMConfig, LLMUnavailable
 from mase.llm.usage import cost_usd, price_table
-from mase.wrappers.base import find_wrapper
 
 Messages = list[dict[str, str]]
 #: A conversation with the model: yields (messages, purpose), receives the completion.
@@ -125,7 +125,7 @@ class LLMAgent(Policy):
         self._rules = self.base.rules_text(agent)
         self._history = []
         self._belief = self.base.belief_template(agent) if self.belief else ""
-        self._returns_belief = _has_belief_wrapper(env)
+        self._returns_belief = takes_key(env, "belief")
         self._start_counts()
 
     def act(self, observation: Any, info: dict) -> Any:
@@ -171,7 +171,7 @@ class LLMAgent(Policy):
         elif self.belief:
             completion = yield self._belief_prompt(text), "belief"
             if completion.error or not completion.text.strip():
-                self._belief = f"{self._belief}\n\nNew observation:\n{text}"
+                self._belief = f"{self._belief}\n\n{protocol.NEW_OBSERVATION}\n{text}"
             else:
                 limit = self.max_reply_chars * _BELIEF_CHARS_PER_REPLY_CHAR
                 self._belief = completion.text.strip()[:limit]
@@ -184,7 +184,7 @@ class LLMAgent(Policy):
                 reason = f"no reply from the model ({completion.error})"
                 parsed_action = None
             else:
-                parsed = self.base.parse_action(self.agent, reply)
+                parsed = self.base.read_action(self.agent, reply)
                 parsed_action, reason = parsed.action, parsed.reason
             self._metrics["llm_outputs"] += 1
             if parsed_action is not None:
@@ -196,7 +196,7 @@ class LLMAgent(Policy):
                     messages = [
                         *messages,
                         {"role": "assistant", "content": reply},
-                        {"role": "user", "content": prompts.FEEDBACK.format(reason=reason)},
+                        {"role": "user", "content": protocol.FEEDBACK.format(reason=reason)},
                     ]
         self._history.append((text, reply[: self.max_reply_chars]))
         if self._returns_belief:
@@ -223,19 +223,20 @@ class LLMAgent(Policy):
         return pairs
 
     def _belief_block(self) -> str:
-        return f"{prompts.BELIEF_HEADER}\n{self._belief}\n\n"
+        return f"{protocol.BELIEF_HEADER}\n{self._belief}\n\n"
 
     def _action_prompt(self, observation: str) -> Messages:
         if self.belief:
-            user = self._belief_block() + prompts.ACTION_REQUEST
+            user = self._belief_block() + protocol.ACTION_REQUEST
         else:
-            user = f"{observation}\n\n{prompts.ACTION_REQUEST}"
+            user = f"{observation}\n\n{protocol.ACTION_REQUEST}"
         return [*self._system(), *self._window(), {"role": "user", "content": user}]
 
     def _belief_prompt(self, observation: str) -> Messages:
         user = (
-            f"{prompts.BELIEF_HEADER}\n{self._belief}\n\nNew observation:\n{observation}\n\n"
-            f"{prompts.BELIEF_REQUEST}"
+            f"{protocol.BELIEF_HEADER}\n{self._belief}\n\n{protocol.NEW_OBSERVATION}\n"
+            f"{observation}\n\n"
+            f"{protocol.BELIEF_REQUEST}"
         )
         return [*self._system(), {"role": "user", "content": user}]
 
@@ -243,8 +244,8 @@ class LLMAgent(Policy):
         current = self.base.observe_text(self.agent)
         user = (
             (self._belief_block() if self.belief else "")
-            + f"Current observation:\n{current}\n\n"
-            + f"{prompts.QUESTION_HEADER}\n{question}\n{prompts.QUESTION_REQUEST}"
+            + f"{protocol.CURRENT_OBSERVATION}\n{current}\n\n"
+            + f"{protocol.QUESTION_HEADER}\n{question}\n{protocol.QUESTION_REQUEST}"
         )
         return [*self._system(), *self._window(), {"role": "user", "content": user}]
 
@@ -328,12 +329,6 @@ def _observation_text(observation: Any, base: Any, agent: str) -> str:
     if isinstance(observation, dict) and isinstance(observation.get("text"), str):
         return observation["text"]
     return base.observe_text(agent)
-
-
-def _has_belief_wrapper(env: Any) -> bool:
-    from mase.wrappers.belief_state import BeliefState  # mase.wrappers imports mase.agents
-
-    return find_wrapper(env, BeliefState) is not None
 
 
 def _drive(dialogue: _Dialogue, call: Any) -> Any:

@@ -6,7 +6,7 @@ words), :class:`BeliefState` (belief templates, oracle beliefs, belief accuracy)
 and prompt to the records), and :class:`SingleAgentEnv` (one seat as a gymnasium env).
 """
 
-from mase.wrappers.base import find_wrapper, take_keys, wrappers
+from mase.actions import find_wrapper, take_keys, wrappers
 from mase.wrappers.belief_state import BeliefState
 from mase.wrappers.message_channel import MessageChannel
 from mase.wrappers.recorder import Recorder

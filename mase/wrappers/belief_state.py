@@ -6,8 +6,8 @@ from typing import Any
 
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from mase.actions import take_keys
 from mase.task import TaskEnv
-from mase.wrappers.base import take_keys
 
 
 class BeliefState(BaseWrapper):
@@ -35,6 +35,9 @@ class BeliefState(BaseWrapper):
         env: a MASE task (possibly already wrapped) that implements ``belief_template``,
             ``oracle_belief``, ``parse_facts`` and ``true_facts``.
     """
+
+    #: The keys of action dicts this wrapper takes.
+    action_keys = ("belief",)
 
     def __init__(self, env: Any):
         super().__init__(env)

@@ -2,31 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from mase.actions import take_keys
+from mase.protocol import split_reply
 from mase.task import TaskEnv
-from mase.wrappers.base import take_keys
-
-#: The head of a message part of a reply: ``Message to Team:``, ``Message to Bravo:``,
-#: ``Message to Bravo and Charlie:``; the part runs to the next head or the end.
-_HEAD = re.compile(
-    r"message\s*to\s+(?:the\s+)?([A-Za-z]+(?:\s*(?:,|\band\b|&)\s*[A-Za-z]+)*)\s*[:\-]?",
-    re.I,
-)
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
-
-
-def _unquote(text: str) -> str:
-    """A message as written: the part inside quotes when it is quoted, else the whole."""
-    text = text.strip()
-    if text[:1] and text[0] in "\"'" and text[0] in text[1:]:
-        return text[1 : text.rindex(text[0])].strip()
-    return text
-
 
 Topology = str | Mapping[str, Iterable[str]]
 
@@ -62,6 +45,9 @@ class MessageChannel(BaseWrapper):
         max_length: longest message kept, in characters.
         topology: ``"broadcast"``, ``"direct"``, or a mapping as above.
     """
+
+    #: The keys of action dicts this wrapper takes.
+    action_keys = ("message", "to")
 
     def __init__(self, env: Any, max_length: int = 1000, topology: Topology = "broadcast"):
         super().__init__(env)
@@ -117,7 +103,7 @@ class MessageChannel(BaseWrapper):
                         )
                 posts.append((str(taken["message"]), names))
         text = action.get("action") if isinstance(action, dict) else action
-        if isinstance(text, str):
+        if isinstance(text, str) and not base.phase.speech:  # an utterance is the move itself
             stripped, posts_in_text, errors = self._read_text(agent, text)
             posts += posts_in_text
             if isinstance(action, dict):
@@ -147,18 +133,13 @@ class MessageChannel(BaseWrapper):
         """
         posts: list[tuple[str, tuple[str, ...] | None]] = []
         errors: list[str] = []
-        heads = list(_HEAD.finditer(text))
-        if not heads:
-            return text, posts, errors
-        for head, after in zip(heads, heads[1:] + [None], strict=True):
-            body = _unquote(text[head.end() : after.start() if after else len(text)])
-            body = body.translate(_QUOTES)
-            body = _unquote(body)
-            names = [n.lower() for n in re.split(r"\s*(?:,|\band\b|&)\s*", head.group(1)) if n]
-            if names == ["team"]:
-                if body:
-                    posts.append((body, None))
+        reply = split_reply(text)
+        for part in reply.messages:
+            if part.to_team:
+                if part.text:
+                    posts.append((part.text, None))
                 continue
+            names = part.names
             if self.topology == "broadcast":
                 errors.append(
                     "this channel broadcasts: write 'Message to Team:' (the message to "
@@ -172,6 +153,6 @@ class MessageChannel(BaseWrapper):
                     f"cannot message {', '.join(bad)}: you reach "
                     f"{', '.join(a.capitalize() for a in self.links[agent]) or 'nobody'}"
                 )
-            if good and body:
-                posts.append((body, good))
-        return text[: heads[0].start()].rstrip(), posts, errors
+            if good and part.text:
+                posts.append((part.text, good))
+        return reply.action, posts, errors

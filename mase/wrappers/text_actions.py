@@ -12,7 +12,7 @@ from mase.task import TaskEnv
 class TextActions(BaseWrapper):
     """Play any MASE task in words: ``env.step("go to room 3")``.
 
-    Each text is read by the task's ``parse_action`` (the same parser LLM agents are scored
+    Each text is read by the task's ``read_action`` (the same parser LLM agents are scored
     with). A text that names no legal action is still passed to the task, which treats it as
     an invalid action and tells the agent why in its next observation; the reason is also in
     ``info["last_parse"]`` of the acting agent. Outputs and valid outputs are counted (the
@@ -49,7 +49,7 @@ class TextActions(BaseWrapper):
         text = action.get("action") if isinstance(action, dict) else action
         live = not (base.terminations.get(agent) or base.truncations.get(agent))
         if live and isinstance(text, str):
-            parsed = base.parse_action(agent, text)
+            parsed = base.read_action(agent, text)
             self.outputs += 1
             self.valid_outputs += parsed.action is not None
             last = {"text": text, "action": parsed.action, "reason": parsed.reason}

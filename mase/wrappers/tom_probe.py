@@ -41,7 +41,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from mase.events import Event, FactKey
 from mase.knowledge import KnowledgeTracker
-from mase.llm.prompts import parse_yes_no
+from mase.protocol import parse_yes_no
 from mase.task import TaskEnv
 
 LEVELS = ("introspection", "first_order", "second_order")
@@ -257,7 +257,7 @@ class ToMProbe(BaseWrapper):
     def answer_questions(self, agent: str, replies: Mapping[str, str | None]) -> list[dict]:
         """Score ``agent``'s replies to its questions (``{question id: reply text}``).
 
-        Each reply is read as yes/no (:func:`mase.llm.prompts.parse_yes_no`); a reply that
+        Each reply is read as yes/no (:func:`mase.protocol.parse_yes_no`); a reply that
         says neither counts as answered and wrong. Returns the scored records.
         """
         mine = self._asked.get(agent, set())

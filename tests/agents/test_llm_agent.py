@@ -9,11 +9,12 @@ import threading
 import pytest
 
 import mase
+from mase import protocol
 from mase.agents import make_policy, policy_names
 from mase.agents.llm import LLMAgent
 from mase.envs.search_rescue.env import SearchRescueEnv
 from mase.envs.search_rescue.language_model import respond
-from mase.llm import ChatClient, Faults, LLMConfig, LLMUnavailable, OfflineServer, prompts
+from mase.llm import ChatClient, Faults, LLMConfig, LLMUnavailable, OfflineServer
 from mase.wrappers import MessageChannel
 
 GARBAGE = "I think we should wait and see."
@@ -106,7 +107,7 @@ def test_prompt_holds_rules_the_last_window_turns_and_the_observation(model):
         expected = [
             {"role": "system", "content": env.unwrapped.rules_text("alpha")},
             *history,
-            {"role": "user", "content": alpha_obs[turn] + "\n\n" + prompts.ACTION_REQUEST},
+            {"role": "user", "content": alpha_obs[turn] + "\n\n" + protocol.ACTION_REQUEST},
         ]
         assert call["messages"] == expected
         assert (call["turn"], call["purpose"], call["error"]) == (turn + 1, "action", None)
@@ -122,7 +123,7 @@ def test_observation_text_comes_from_the_env_when_obs_has_none(model):
     assert "text" not in obs
     agent.act(obs, {})
     prompt = agent.episode_record()["calls"][0]["messages"][-1]["content"]
-    assert prompt == env.unwrapped.observe_text("alpha") + "\n\n" + prompts.ACTION_REQUEST
+    assert prompt == env.unwrapped.observe_text("alpha") + "\n\n" + protocol.ACTION_REQUEST
 
 
 # -- invalid replies and retries ------------------------------------------------------------------
@@ -140,7 +141,7 @@ def test_invalid_reply_gets_the_envs_feedback_and_a_counted_retry():
         client = ChatClient(LLMConfig(base_url=server.base_url, cache=False))
         team = team_of(client)
         metrics = play(env, team, seed=0)
-    reason = env.unwrapped.parse_action("alpha", GARBAGE).reason
+    reason = env.unwrapped.read_action("alpha", GARBAGE).reason
     assert reason
     record = team["alpha"].episode_record()
     calls = record["calls"]
@@ -150,7 +151,7 @@ def test_invalid_reply_gets_the_envs_feedback_and_a_counted_retry():
     assert retry["messages"] == [
         *first["messages"],
         {"role": "assistant", "content": GARBAGE},
-        {"role": "user", "content": prompts.FEEDBACK.format(reason=reason)},
+        {"role": "user", "content": protocol.FEEDBACK.format(reason=reason)},
     ]
     m = record["metrics"]
     assert m["llm_outputs"] == 2 * metrics["rounds"] and m["llm_valid_outputs"] == metrics["rounds"]
@@ -249,7 +250,7 @@ def test_answer_prompt_and_counting(model):
             "role": "user",
             "content": "Current observation:\n"
             + env.unwrapped.observe_text("alpha")
-            + f"\n\n{prompts.QUESTION_HEADER}\n{question}\n{prompts.QUESTION_REQUEST}",
+            + f"\n\n{protocol.QUESTION_HEADER}\n{question}\n{protocol.QUESTION_REQUEST}",
         },
     ]
     m, m0 = record["metrics"], before["metrics"]
@@ -259,10 +260,10 @@ def test_answer_prompt_and_counting(model):
 
 def belief_model(messages):
     last = messages[-1]["content"]
-    if last.endswith(prompts.BELIEF_REQUEST):
+    if last.endswith(protocol.BELIEF_REQUEST):
         n = sum(m["role"] == "user" for m in messages)
         return "" if "Round 2 of" in last else f"Belief state, rewrite {n}: {len(last)}"
-    if last.endswith(prompts.ACTION_REQUEST):
+    if last.endswith(protocol.ACTION_REQUEST):
         return "Action selection: inspect bomb\nMessage to Team: nothing new"
     return "Yes, I was there."
 
@@ -295,8 +296,8 @@ def test_belief_mode_rewrites_the_belief_and_acts_on_it_alone(template):
             {"role": "system", "content": rules},
             {
                 "role": "user",
-                "content": f"{prompts.BELIEF_HEADER}\n{belief}\n\nNew observation:\n"
-                f"{alpha_obs[turn]}\n\n{prompts.BELIEF_REQUEST}",
+                "content": f"{protocol.BELIEF_HEADER}\n{belief}\n\nNew observation:\n"
+                f"{alpha_obs[turn]}\n\n{protocol.BELIEF_REQUEST}",
             },
         ]
         if rewrite["reply"]:
@@ -307,14 +308,14 @@ def test_belief_mode_rewrites_the_belief_and_acts_on_it_alone(template):
             {"role": "system", "content": rules},
             {
                 "role": "user",
-                "content": f"{prompts.BELIEF_HEADER}\n{belief}\n\n{prompts.ACTION_REQUEST}",
+                "content": f"{protocol.BELIEF_HEADER}\n{belief}\n\n{protocol.ACTION_REQUEST}",
             },
         ]
     assert any(not c["reply"] for c in calls if c["purpose"] == "belief")
     question = calls[-1]["messages"]
     assert len(question) == 2  # no raw history in belief mode
     assert question[1]["content"].startswith(
-        f"{prompts.BELIEF_HEADER}\n{belief}\n\nCurrent observation:\n"
+        f"{protocol.BELIEF_HEADER}\n{belief}\n\nCurrent observation:\n"
     )
     assert answer == "Yes, I was there."
     m = record["metrics"]
@@ -329,7 +330,7 @@ def test_belief_goes_to_the_belief_state_wrapper(model):
     play(env, team, seed=0)
     calls = team["alpha"].episode_record()["calls"]
     assert calls[0]["messages"][1]["content"].startswith(
-        f"{prompts.BELIEF_HEADER}\n{env.unwrapped.belief_template('alpha')}\n\nNew observation:"
+        f"{protocol.BELIEF_HEADER}\n{env.unwrapped.belief_template('alpha')}\n\nNew observation:"
     )
     # every turn handed its belief to the wrapper, which scored it
     assert env.episode_record()["metrics"]["beliefs_scored"] == 6

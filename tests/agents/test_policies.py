@@ -52,7 +52,10 @@ def test_human_policy_re_asks_until_legal():
     env.reset(seed=2)
     human.reset("alpha", env)
     action = human.act(env.observe("alpha"), {})
-    assert action == {"action": 0, "message": "hi"}
+    assert action == "inspect the bomb. Message to Team: hi"  # the channel takes the message
+    env.step(action)
+    said = [e.note for e in env.unwrapped.event_log if e.kind == "message"]
+    assert said == ["hi"]
     assert out.getvalue().count("Not a legal action") == 2
     assert "no purple cutter" in out.getvalue()
 

@@ -30,8 +30,16 @@ COMMANDS = {
     "random-unmasked": [ENV, "--team", "random-unmasked", "--episodes", "50", "--record"],
     "cbs": [ENV, "--team", "cbs", "--episodes", "50", "--record"],
     "llm-belief-offline": [
-        ENV, "--team", "llm-belief", "--episodes", "5", "--offline", "--no-cache",
-        "--probes", "--belief-state", "--record",
+        ENV,
+        "--team",
+        "llm-belief",
+        "--episodes",
+        "5",
+        "--offline",
+        "--no-cache",
+        "--probes",
+        "--belief-state",
+        "--record",
     ],  # fmt: skip
 }
 

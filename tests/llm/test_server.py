@@ -215,7 +215,7 @@ def test_reply_follows_the_paper_format():
     action, message = text.split("\n")
     assert action.startswith("Action selection: ")
     assert message.startswith(f"Message to Team: {agent.capitalize()} is in room ")
-    parsed = base.parse_action(agent, text)
+    parsed = base.read_action(agent, text)
     assert parsed.action is not None, parsed.reason
 
 

@@ -1,18 +1,18 @@
 """The offline language model's belief rewrites, actions from a belief, and ToM answers.
 
 The model reads only its prompt; each test builds the prompt an LLM agent would send (the
-wording of mase.llm.prompts) from a scripted episode and checks the reply against the truth
+wording of mase.protocol) from a scripted episode and checks the reply against the truth
 the knowledge tracker gives.
 """
 
 import pytest
 
 import mase
+from mase import protocol
 from mase.envs.search_rescue import belief as beliefs
 from mase.envs.search_rescue import language_model as lm
 from mase.envs.search_rescue import tom, world
 from mase.envs.search_rescue.text import parse_facts
-from mase.llm import prompts
 from mase.wrappers import MessageChannel
 
 BOMBS = {1: (0, ("red",)), 2: (3, ("red", "green")), 3: (5, ("green", "blue")), 4: (6, ("blue",))}
@@ -48,8 +48,8 @@ class Episode:
 
     def belief_prompt(self, seen):
         return (
-            f"{prompts.BELIEF_HEADER}\n{self.belief}\n\nNew observation:\n{seen}\n\n"
-            f"{prompts.BELIEF_REQUEST}"
+            f"{protocol.BELIEF_HEADER}\n{self.belief}\n\nNew observation:\n{seen}\n\n"
+            f"{protocol.BELIEF_REQUEST}"
         )
 
     def ask(self, question, belief, window=2):
@@ -60,13 +60,13 @@ class Episode:
                 window_msgs += [user(seen), {"role": "assistant", "content": reply}]
         current = self.base.observe_text("alpha")
         text = (
-            (f"{prompts.BELIEF_HEADER}\n{self.belief}\n\n" if belief else "")
+            (f"{protocol.BELIEF_HEADER}\n{self.belief}\n\n" if belief else "")
             + f"Current observation:\n{current}\n\n"
-            + f"{prompts.QUESTION_HEADER}\n{question}\n{prompts.QUESTION_REQUEST}"
+            + f"{protocol.QUESTION_HEADER}\n{question}\n{protocol.QUESTION_REQUEST}"
         )
         reply = lm.respond([self.rules, *window_msgs, user(text)])
         assert reply.startswith(("Yes. ", "No. "))
-        return prompts.parse_yes_no(reply)
+        return protocol.parse_yes_no(reply)
 
     def truth(self, question):
         claim = tom.parse_question(question)
@@ -152,10 +152,10 @@ def test_answers_come_from_the_belief_statements():
         "Does Bravo know that you know the sequence of bomb 4?": False,
         "Does Charlie know that you know the sequence of bomb 4?": True,
     }
-    text = f"{prompts.BELIEF_HEADER}\n{ep.belief}\n\n{prompts.QUESTION_HEADER}\n"
+    text = f"{protocol.BELIEF_HEADER}\n{ep.belief}\n\n{protocol.QUESTION_HEADER}\n"
     for question, expected in asked.items():
-        reply = lm.respond([ep.rules, user(text + question + "\n" + prompts.QUESTION_REQUEST)])
-        assert prompts.parse_yes_no(reply) is expected, (question, reply)
+        reply = lm.respond([ep.rules, user(text + question + "\n" + protocol.QUESTION_REQUEST)])
+        assert protocol.parse_yes_no(reply) is expected, (question, reply)
 
 
 def test_a_rewritten_belief_reads_back_into_the_same_facts_and_statements():
@@ -178,7 +178,7 @@ def test_a_rewritten_belief_reads_back_into_the_same_facts_and_statements():
     assert statements[tom.Claim("first_order", "sequence", 1, "bravo")] is True
     # what the belief says reads back into the same belief (nothing lost or invented)
     mind = lm.build_mind(
-        [ep.rules, user(f"{prompts.BELIEF_HEADER}\n{written}\n\n")], "alpha", ep.rules["content"]
+        [ep.rules, user(f"{protocol.BELIEF_HEADER}\n{written}\n\n")], "alpha", ep.rules["content"]
     )
     assert {k: v for k, v in mind.facts.items() if k in facts} == facts
     assert mind.belief() == written
@@ -189,9 +189,9 @@ def test_an_action_decided_from_the_belief_alone_is_legal():
     ep.play("inspect bomb", "go to room 5", "go to room 8")
     ep.belief = lm.respond([ep.rules, user(ep.belief_prompt(ep.base.observe_text("alpha")))])
     reply = lm.respond(
-        [ep.rules, user(f"{prompts.BELIEF_HEADER}\n{ep.belief}\n\n{prompts.ACTION_REQUEST}")]
+        [ep.rules, user(f"{protocol.BELIEF_HEADER}\n{ep.belief}\n\n{protocol.ACTION_REQUEST}")]
     )
-    parsed = ep.base.parse_action("alpha", reply)
+    parsed = ep.base.read_action("alpha", reply)
     assert parsed.action is not None, reply
     assert reply.startswith(
         "Action selection: apply red cutter"
@@ -200,8 +200,8 @@ def test_an_action_decided_from_the_belief_alone_is_legal():
 
 
 def test_an_unreadable_question_gets_a_no():
-    reply = lm.respond([user(f"{prompts.QUESTION_HEADER}\nDoes Bravo know?")])
-    assert prompts.parse_yes_no(reply) is False
+    reply = lm.respond([user(f"{protocol.QUESTION_HEADER}\nDoes Bravo know?")])
+    assert protocol.parse_yes_no(reply) is False
 
 
 def test_a_team_in_belief_mode_defuses_everything():

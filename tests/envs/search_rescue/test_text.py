@@ -16,6 +16,7 @@ import pytest
 import mase
 from mase.envs.search_rescue import text as words
 from mase.envs.search_rescue.world import Bomb
+from mase.protocol import split_messages
 
 ENV_ID = "mase/SearchRescue-v0"
 
@@ -40,7 +41,7 @@ def env_at(room: int, bombs: list[Bomb] | None = None, **options):
 
 
 def parse(env, reply, agent="alpha"):
-    return env.unwrapped.parse_action(agent, reply)
+    return env.unwrapped.read_action(agent, reply)
 
 
 def index(env, kind, arg=None):
@@ -155,14 +156,14 @@ def test_text_reply_with_message_through_the_channel():
     env.step("Action selection: move to room 3. Message to Team: \u201cheading to 3\u201d")
     base = env.unwrapped
     assert base.world.positions["alpha"] == 3
-    head, messages = words.split_messages(base.observe_text("bravo"))
+    head, messages = split_messages(base.observe_text("bravo"))
     assert messages == [("alpha", "heading to 3")]
     assert "heading to 3" not in head
     assert base.infos["bravo"]["messages"][0]["text"] == "heading to 3"
     # a refused reply still delivers its message, and the turn is wasted
     env.step("Action selection: go to room 7. Message to Team: \u201coops\u201d")
     assert base.world.positions["bravo"] == 0
-    assert ("bravo", "oops") in words.split_messages(base.observe_text("charlie"))[1]
+    assert ("bravo", "oops") in split_messages(base.observe_text("charlie"))[1]
     assert "room 7 does not exist" in base.observe_text("bravo")
 
 
@@ -298,7 +299,7 @@ def play_and_compare(name: str, episodes: int = 4):
             obs, _, terminated, truncated, _ = env.last()
             for other in base.agents:
                 view = obs if other == agent else base.observe(other)
-                head, _ = words.split_messages(view["text"])
+                head, _ = split_messages(view["text"])
                 facts, code = base.codec.decode(other, view["observation"])
                 text_facts = words.parse_facts(head)
                 assert unordered_cutters(text_facts) == unordered_cutters(facts), (

@@ -1,0 +1,107 @@
+"""Actions as policies give them: parsed text, dict actions split among wrappers, invalid input.
+
+A policy's action may be a value of the task's kind (an index, a team, a number, a menu), text
+that the task parses (:class:`ActionParse`), or a dict such as ``{"action": "go to room 3",
+"message": "...", "belief": "..."}``. Each wrapper takes the keys it understands
+(:func:`take_keys`) and passes the rest on; when only ``"action"`` is left, the bare action goes
+to the task, so wrappers compose in any order. A key no wrapper took reaches the task, which
+refuses it with :func:`unclaimed_keys`, naming the wrapper that takes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple, TypeVar
+
+W = TypeVar("W")
+
+
+class ActionParse(NamedTuple):
+    """What a task made of a text reply.
+
+    Attributes:
+        action: the action (of the task's kind), or ``None`` when the text names no legal one.
+        reason: why ``action`` is ``None`` (empty when it is not), in words the agent can act on.
+        message: the first message part of the reply, if any (``TaskEnv.read_action`` fills it;
+            a task's ``parse_action`` sees only the action part).
+    """
+
+    action: Any
+    reason: str = ""
+    message: str | None = None
+
+
+class InvalidAction(Exception):  # noqa: N818 - it is an outcome, not a failure of the program
+    """Raised by a task's ``check_action`` or ``apply`` for input that is not a legal move.
+
+    The task core turns it into an ``invalid`` event for the actor, with the reason in
+    ``infos[agent]["invalid_action"]``; the turn is spent. Raise it before changing any state.
+
+    Args:
+        code: a short reason code, in the task's words (``"out_of_range"``, ``"team_size"``).
+        detail: what was given or what is wrong (the event's note is ``code:detail``).
+    """
+
+    def __init__(self, code: str, detail: Any = ""):
+        super().__init__(f"{code}:{detail}")
+        self.code = code
+        self.detail = detail
+
+
+#: The wrapper that takes each key of an action dict.
+ACTION_KEYS = {
+    "message": "mase.wrappers.MessageChannel",
+    "to": "mase.wrappers.MessageChannel",
+    "belief": "mase.wrappers.BeliefState",
+}
+
+
+def unclaimed_keys(action: dict) -> str:
+    """The error for an action dict that reached the task with keys no wrapper took."""
+    keys = sorted(k for k in action if k != "action")
+    needs = sorted({ACTION_KEYS[k] for k in keys if k in ACTION_KEYS})
+    unknown = [k for k in keys if k not in ACTION_KEYS]
+    parts = [f"the action dict's keys {keys} were not taken by any wrapper"]
+    if needs:
+        parts.append(f"wrap the env with {' and '.join(needs)}")
+    if unknown:
+        parts.append(
+            f"unknown keys {unknown} (known: 'action', {', '.join(map(repr, ACTION_KEYS))})"
+        )
+    return "; ".join(parts)
+
+
+def take_keys(action: Any, keys: Iterable[str]) -> tuple[dict[str, Any], Any]:
+    """Split the ``keys`` out of a dict action.
+
+    Returns:
+        ``(taken, rest)``: the values of ``keys`` present in the action, and the action to
+        pass on: the bare ``"action"`` value when nothing else is left, otherwise a dict of
+        the remaining keys. A non-dict action is passed on unchanged with nothing taken.
+    """
+    if not isinstance(action, dict):
+        return {}, action
+    keys = set(keys)
+    taken = {k: v for k, v in action.items() if k in keys}
+    rest = {k: v for k, v in action.items() if k not in keys}
+    if set(rest) <= {"action"}:
+        return taken, rest.get("action")
+    return taken, rest
+
+
+def wrappers(env: Any) -> Iterator[Any]:
+    """Every wrapper around the task, outermost first (the task itself is not included)."""
+    base = getattr(env, "unwrapped", env)
+    while env is not base and hasattr(env, "env"):
+        yield env
+        env = env.env
+
+
+def find_wrapper(env: Any, cls: type[W]) -> W | None:
+    """The outermost wrapper of type ``cls`` around ``env``, or ``None``."""
+    return next((w for w in wrappers(env) if isinstance(w, cls)), None)
+
+
+def takes_key(env: Any, key: str) -> bool:
+    """Whether a wrapper around ``env`` takes ``key`` of action dicts (its ``action_keys``)."""
+    return any(key in getattr(type(w), "action_keys", ()) for w in wrappers(env))

@@ -1,0 +1,213 @@
+"""The language protocol: how replies, prompts and observations are laid out, for every task.
+
+One module owns every sentence that crosses between MASE and a language model (or a person), so
+that tasks, wrappers, :class:`mase.agents.LLMAgent` and the offline models agree on them.
+
+**Replies.** A reply to an action request has an action part and optional message parts::
+
+    Action selection: go to room 3
+    Message to Team: "Bomb 2 is in room 3."
+
+:func:`split_reply` cuts the message parts out (``Message to Team:``, ``Message to Bravo:``,
+``Message to Bravo and Charlie:``; each runs to the next head or the end); the task's
+``parse_action`` reads only the action part, so a message that names an action is never taken
+for one. Straight and curly quotes are both read.
+
+**Prompts.** A prompt is the task's rules (the system message) and user messages laid out with
+the headers below: an action request ends with :data:`ACTION_REQUEST`; a belief follows
+:data:`BELIEF_HEADER` and a rewrite is asked with :data:`BELIEF_REQUEST`; an observation after a
+belief follows :data:`NEW_OBSERVATION` (or :data:`CURRENT_OBSERVATION` with a question); a
+Theory-of-Mind question follows :data:`QUESTION_HEADER` and ends with :data:`QUESTION_REQUEST`.
+
+**Observations.** Messages received are listed under :data:`MESSAGES_HEADER`, one
+:func:`message_line` each, read back by :func:`read_message_lines`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+# -- replies ------------------------------------------------------------------------------------
+
+#: The reply format (the paper's), as a model is asked to answer and as offline models answer.
+REPLY_FORMAT = "Action selection: {action}\nMessage to Team: {message}"
+
+#: The lines of the rules text that ask for :data:`REPLY_FORMAT`.
+REPLY_FORMAT_HELP = """\
+Answer in this format:
+Action selection: <your action>
+Message to Team: <a short message, or nothing>"""
+
+#: The recipient word of a message to everyone the sender reaches.
+TEAM = "team"
+
+#: The head of the action part of a reply; what comes before it is not part of the action.
+ACTION_HEAD = re.compile(r"action\s*selection\s*[:\-]?", re.I)
+
+#: The head of a message part: ``Message to Team:``, ``Message to Bravo:``, ``Message to Bravo
+#: and Charlie:``; the part runs to the next head or the end.
+MESSAGE_HEAD = re.compile(
+    r"message\s*to\s+(?:the\s+)?([A-Za-z]+(?:\s*(?:,|\band\b|&)\s*[A-Za-z]+)*)\s*[:\-]?",
+    re.I,
+)
+_NAMES = re.compile(r"\s*(?:,|\band\b|&)\s*")
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def straight_quotes(text: str) -> str:
+    """``text`` with curly quotes made straight."""
+    return text.translate(_QUOTES)
+
+
+def unquote(text: str) -> str:
+    """A message as written: the part inside quotes when it is quoted, else the whole."""
+    text = text.strip()
+    if text[:1] and text[0] in "\"'" and text[0] in text[1:]:
+        return text[1 : text.rindex(text[0])].strip()
+    return text
+
+
+class MessagePart(NamedTuple):
+    """One message part of a reply.
+
+    Attributes:
+        names: the recipients named, lowercase (``("team",)`` for everyone).
+        text: the message, unquoted.
+    """
+
+    names: tuple[str, ...]
+    text: str
+
+    @property
+    def to_team(self) -> bool:
+        """Whether the message goes to everyone the sender reaches."""
+        return self.names == (TEAM,)
+
+
+class Reply(NamedTuple):
+    """A reply split into its action part and its message parts."""
+
+    action: str
+    messages: tuple[MessagePart, ...]
+
+    @property
+    def choice(self) -> str:
+        """The action part after ``Action selection:`` (when present), with straight quotes."""
+        text = straight_quotes(self.action)
+        head = ACTION_HEAD.search(text)
+        return text[head.end() :] if head else text
+
+
+def split_reply(text: str) -> Reply:
+    r"""Split a reply into its action part (before the first message head) and message parts.
+
+    >>> reply = split_reply('Action selection: inspect bomb\nMessage to Team: "Bomb 2 is here."')
+    >>> reply.action, reply.messages[0].names, reply.messages[0].text
+    ('Action selection: inspect bomb', ('team',), 'Bomb 2 is here.')
+    """
+    heads = list(MESSAGE_HEAD.finditer(text))
+    if not heads:
+        return Reply(text, ())
+    parts = []
+    for head, after in zip(heads, heads[1:] + [None], strict=True):
+        body = unquote(text[head.end() : after.start() if after else len(text)])
+        body = unquote(straight_quotes(body))
+        names = tuple(n.lower() for n in _NAMES.split(head.group(1)) if n)
+        parts.append(MessagePart(names, body))
+    return Reply(text[: heads[0].start()].rstrip(), tuple(parts))
+
+
+# -- observations -------------------------------------------------------------------------------
+
+#: The line before the messages an observation lists.
+MESSAGES_HEADER = "Messages:"
+
+_MESSAGE_LINE = re.compile(r'^- ([A-Za-z]+): "(.*?)"(?=\n- [A-Za-z]+: "|\Z)', re.M | re.S)
+_LOOSE_LINE = re.compile(r'^- ([A-Za-z]+): "?(.*?)"?$', re.M)
+
+
+def message_line(sender: str, text: str) -> str:
+    """One received message as an observation lists it: ``- Bravo: "..."``."""
+    return f'- {sender.capitalize()}: "{text}"'
+
+
+def read_message_lines(text: str) -> list[tuple[str, str]]:
+    """The ``(sender, text)`` pairs of lines written by :func:`message_line` (sender lowercase).
+
+    A message may span lines, so it ends at the quote before the next ``- Name: "`` or the end;
+    lines that do not close their quote are read one per line.
+    """
+    found = [(m.group(1).lower(), m.group(2)) for m in _MESSAGE_LINE.finditer(text)]
+    if not found:
+        found = [(s.lower(), t) for s, t in _LOOSE_LINE.findall(text)]
+    return found
+
+
+def split_messages(observation: str) -> tuple[str, list[tuple[str, str]]]:
+    """Split an observation into its own part and the ``(sender, text)`` messages it lists."""
+    head, sep, tail = observation.partition(f"\n{MESSAGES_HEADER}\n")
+    if not sep:
+        return observation, []
+    return head, read_message_lines(tail)
+
+
+# -- prompts ------------------------------------------------------------------------------------
+
+#: Asks for the next action (the rules text gives the reply format).
+ACTION_REQUEST = "Choose your next action. Reply in the format the rules give."
+
+#: The line before a belief state in a prompt.
+BELIEF_HEADER = "Your belief state:"
+
+#: Asks for a rewritten belief state after a new observation (the paper's procedure).
+BELIEF_REQUEST = (
+    "Rewrite your belief state in the same format, section by section, so that it holds "
+    "everything you know now: keep what is still true, replace what changed, and add what "
+    "you just learned. Reply with the belief state only."
+)
+
+#: The line before the observation that a belief is to take in.
+NEW_OBSERVATION = "New observation:"
+
+#: The line before the observation a Theory-of-Mind question is asked with.
+CURRENT_OBSERVATION = "Current observation:"
+
+#: The line before a Theory-of-Mind question.
+QUESTION_HEADER = "Theory-of-Mind question:"
+
+#: Ends a Theory-of-Mind question.
+QUESTION_REQUEST = "Answer yes or no, then one sentence why."
+
+#: Sent after a reply that names no legal action; ``{reason}`` is the env's explanation.
+FEEDBACK = (
+    "Your reply could not be carried out: {reason} Choose again, in the format the rules give."
+)
+
+_YES = re.compile(r"\b(yes|yeah|yep|true|correct|affirmative)\b", re.I)
+_NO = re.compile(r"\b(no|nope|false|incorrect|negative)\b|\b(does|do|did) ?n[o']t\b", re.I)
+_LEAD = re.compile(r"^\W*(?:answer\s*:\s*)?\W*(yes|no)\b", re.I)
+
+
+def parse_yes_no(text: str | None) -> bool | None:
+    """Read a yes/no answer: ``True``, ``False``, or ``None`` when it gives neither.
+
+    A reply that starts with yes or no (after punctuation or "Answer:") is read from that
+    word; otherwise it must contain only yes-words or only no-words.
+
+    >>> parse_yes_no("Yes. Bravo was in the room.")
+    True
+    >>> parse_yes_no("Answer: no - nobody told him.")
+    False
+    >>> parse_yes_no("I am not sure.") is None
+    True
+    """
+    if not text:
+        return None
+    lead = _LEAD.match(text)
+    if lead:
+        return lead.group(1).lower() == "yes"
+    yes, no = bool(_YES.search(text)), bool(_NO.search(text))
+    if yes != no:
+        return yes
+    return None
