@@ -6,6 +6,12 @@ importing MASE does not import torch.
 
 import importlib
 
+#: ``mase train NAME``: the module holding ``Args`` and ``train(args)``, and what it trains.
+TRAINERS = {
+    "mappo": ("mase.baselines.mappo.mappo", "recurrent MAPPO with a centralized critic"),
+    "sb3-ppo": ("mase.baselines.sb3.ppo", "parameter-shared Stable-Baselines3 PPO"),
+}
+
 _LAZY = {
     "CBSPolicy": "mase.baselines.cbs",
     "MAPPOPolicy": "mase.baselines.mappo",
@@ -19,4 +25,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'mase.baselines' has no attribute {name!r}")
 
 
-__all__ = list(_LAZY)
+__all__ = ["TRAINERS", *_LAZY]

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 import mase
-from mase.agents import shipped_checkpoint
 from mase.baselines.mappo import Args, MAPPOPolicy, train
+from mase.envs.search_rescue.policies import checkpoint
 
 
 def random_rounds_per_second(args: Args, rounds: int) -> float:
@@ -99,7 +99,7 @@ def main() -> None:
     )
     print(f"  MAPPO overall (rollouts + updates) {overall:8,.0f} agent turns/s")
 
-    report_quality("shipped checkpoint", shipped_checkpoint("mappo_search_rescue.pt"))
+    report_quality("shipped checkpoint", checkpoint("mappo.pt"))
     if cli.train:
         out = Path(tempfile.mkdtemp(prefix="mappo_"))
         start = time.time()

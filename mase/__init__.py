@@ -7,7 +7,7 @@
 ['alpha', 'bravo', 'charlie']
 """
 
-from mase import agents, baselines, wrappers
+from mase import agents, baselines, tasks, wrappers
 from mase.registry import (
     UnknownArgumentError,
     UnknownEnvError,
@@ -20,7 +20,7 @@ from mase.runner import evaluate, run_episode
 
 __version__ = "0.1.0"
 
-register("mase/SearchRescue-v0", "mase.envs.search_rescue.env:SearchRescueEnv")
+tasks.load()  # the built-in task packages, then every installed one (the mase.tasks group)
 
 __all__ = [
     "UnknownArgumentError",
@@ -33,5 +33,6 @@ __all__ = [
     "make_parallel",
     "register",
     "run_episode",
+    "tasks",
     "wrappers",
 ]

@@ -10,8 +10,12 @@ refuses it with :func:`unclaimed_keys`, naming the wrapper that takes it.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple, TypeVar
+
+import numpy as np
+from gymnasium import spaces
 
 W = TypeVar("W")
 
@@ -46,6 +50,54 @@ class InvalidAction(Exception):  # noqa: N818 - it is an outcome, not a failure 
         super().__init__(f"{code}:{detail}")
         self.code = code
         self.detail = detail
+
+
+def read_value(space: spaces.Space, action: Any) -> Any:
+    """``action`` as a value of ``space``, or :class:`InvalidAction` saying why it is not one.
+
+    A ``Discrete`` space takes ints and numpy integers (not floats, whose ``int`` would quietly
+    pick another action, nor ``None``) in its range: the reason codes are ``unparseable`` and
+    ``out_of_range``. ``Box``, ``MultiBinary`` and ``MultiDiscrete`` spaces take numbers and
+    lists made into an array of their dtype and shape (integer spaces whole numbers only);
+    every space then takes what its ``contains`` accepts.
+    """
+    if isinstance(space, spaces.Discrete):
+        try:
+            index = operator.index(action)
+        except TypeError:
+            detail = f"{type(action).__name__} {action!r} is not an action index or text"
+            raise InvalidAction("unparseable", detail) from None
+        if not space.start <= index < space.start + space.n:
+            raise InvalidAction("out_of_range", index)
+        return index
+    if isinstance(space, spaces.Box | spaces.MultiBinary | spaces.MultiDiscrete):
+        action = _as_array(action, space)
+    try:
+        ok = space.contains(action)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise InvalidAction("unparseable", f"{action!r} is not an action of {space}")
+    return action
+
+
+def _as_array(action: Any, space: spaces.Space) -> Any:
+    """``action`` as an array of the space's dtype and shape, when it is one.
+
+    A plain number for a one-element Box, a list, another dtype are taken; anything else comes
+    back unchanged, for ``contains`` to refuse. Integer spaces take only whole numbers.
+    """
+    try:
+        raw = np.asarray(action)
+        if raw.dtype.kind not in "biuf" or raw.size != int(np.prod(space.shape)):
+            return action
+        array = raw.astype(space.dtype).reshape(space.shape)
+    except (TypeError, ValueError):
+        return action
+    whole = np.array_equal(array, raw.reshape(space.shape))
+    if np.issubdtype(space.dtype, np.integer) and not whole:
+        return action  # 0.7 is not a choice of 0 or 1
+    return array
 
 
 #: The wrapper that takes each key of an action dict.

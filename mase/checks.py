@@ -7,6 +7,7 @@ checks the built-in tasks get in MASE's own tests.
 from __future__ import annotations
 
 import functools
+import inspect
 import types
 from collections.abc import Sequence
 from typing import Any
@@ -22,7 +23,7 @@ from pettingzoo.test import (
     seed_test,
 )
 
-from mase.registry import make, make_parallel
+from mase.registry import env_creator, make, make_parallel
 from mase.spaces import OBS_MODES
 
 
@@ -38,20 +39,37 @@ def check_task(
     ``max_cycles_test`` and ``render_test`` on the multi-agent env, and Gymnasium's
     ``check_env`` on the single-agent view built by ``gymnasium.make``.
 
+    Two kinds of task skip some of them. A task whose ``metadata["is_parallelizable"]`` is
+    false (a :class:`mase.schedules.PhaseQueue` task: its agents do not act once each per
+    round in turn order) has no parallel view, so ``parallel_api_test``,
+    ``parallel_seed_test`` and ``max_cycles_test`` (which plays the parallel view and counts
+    cyclic turns) are skipped. ``max_cycles_test`` also runs only when the task's constructor
+    takes ``max_cycles``.
+
     Args:
         env_id: a registered MASE task id.
         obs_modes: the observation modes to check.
         num_cycles: cycles for the API and seed tests.
         **kwargs: task arguments used for every check.
     """
+    creator, _ = env_creator(env_id)
+    params = inspect.signature(creator).parameters.values()
+    takes_max_cycles = any(
+        p.name == "max_cycles" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params
+    )
     for mode in obs_modes:
         aec = functools.partial(make, env_id, obs_mode=mode, **kwargs)
         par = functools.partial(make_parallel, env_id, obs_mode=mode, **kwargs)
-        api_test(aec(), num_cycles=num_cycles)
-        parallel_api_test(par(), num_cycles=num_cycles)
+        env = aec()
+        parallel = bool(env.metadata.get("is_parallelizable", False))
+        api_test(env, num_cycles=num_cycles)
+        if parallel:
+            parallel_api_test(par(), num_cycles=num_cycles)
         seed_test(aec, num_cycles=num_cycles)
-        parallel_seed_test(par, num_cycles=num_cycles)
-        max_cycles_test(types.SimpleNamespace(env=aec, parallel_env=par))
+        if parallel:
+            parallel_seed_test(par, num_cycles=num_cycles)
+        if parallel and takes_max_cycles:
+            max_cycles_test(types.SimpleNamespace(env=aec, parallel_env=par))
         render_test(aec)
         single = gymnasium.make(env_id, obs_mode=mode, render_mode="ansi", **kwargs)
         check_env(single.unwrapped, skip_render_check=False)

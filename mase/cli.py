@@ -17,22 +17,19 @@ from pathlib import Path
 from typing import Any
 
 import mase
-from mase.agents import HumanPolicy, make_policy, policy_names
-from mase.presets import (
-    PRESETS,
-    belief_line,
-    comparison_table,
-    load_preset,
-    tom_table,
-    usage_line,
-)
+from mase.agents import HumanPolicy, is_llm, make_policy, policy_names
+from mase.presets import Preset, Team, load_preset, preset_names
 from mase.registry import UnknownArgumentError, UnknownEnvError
 from mase.report import (
     DEFAULT_COLUMNS,
+    belief_line,
+    comparison_table,
     find_training_logs,
     load_summaries,
     plot_learning_curves,
     results_table,
+    tom_table,
+    usage_line,
 )
 from mase.runner import evaluate, parse_team, run_episode
 from mase.wrappers import MessageChannel
@@ -54,11 +51,19 @@ def _team_dir(label: str) -> str:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """Print every registered task with the first line of its documentation."""
+    """Print every registered task with the first line of its documentation, and the presets."""
     for env_id in mase.list_envs():
         creator, _ = mase.registry.env_creator(env_id)
         doc = (creator.__doc__ or "").strip().splitlines()
         print(f"{env_id:28s} {doc[0] if doc else ''}")
+        own = sorted(getattr(creator, "policies", {}))
+        if own:
+            print(f"{'':28s} its own policies: {', '.join(own)}")
+    names = preset_names()
+    if names:
+        print("\npresets (mase eval --preset NAME): " + ", ".join(names))
+    for problem in mase.tasks.problems():
+        print(f"warning: {problem}", file=sys.stderr)
     return 0
 
 
@@ -118,10 +123,6 @@ def _faults(args: argparse.Namespace) -> Any:
 def _fault_flags_given(args: argparse.Namespace) -> list[str]:
     names = ["latency", *(f.replace("-", "_") for f in FAULT_FLAGS)]
     return ["--" + n.replace("_", "-") for n in names if getattr(args, n)]
-
-
-def _is_llm(policy_name: str) -> bool:
-    return policy_name.partition(":")[0].startswith("llm")
 
 
 @contextlib.contextmanager
@@ -214,77 +215,81 @@ def _print_extras(summaries: list[dict], paper: dict[str, dict] | None = None) -
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    """Evaluate one or more teams (or a preset's teams) and print the results table."""
-    if args.preset:
-        return _eval_preset(args)
-    if not args.env:
+    """Evaluate one or more teams, or a preset's teams, and print the results table.
+
+    One path for both: ``--team`` gives rows of their own (one table), ``--preset`` gives the
+    preset's rows and its paper's numbers to print beside them.
+    """
+    preset = load_preset(args.preset) if args.preset else None
+    if preset is not None:
+        if args.env and args.env != preset.env_id:
+            raise ValueError(f"preset {args.preset} runs {preset.env_id}, not {args.env}")
+        if args.team:
+            raise ValueError("--preset runs the preset's own teams; it does not take --team")
+        env_id, rows = preset.env_id, list(preset.teams)
+        env_kwargs = {**preset.env_kwargs, **dict(args.env_arg or [])}
+    elif args.env:
+        env_id, env_kwargs = args.env, dict(args.env_arg or [])
+        rows = [Team(spec, spec, messages=True) for spec in args.team or ["scripted"]]
+    else:
         raise ValueError("name a task (see `mase list`) or a --preset")
-    env_kwargs = dict(args.env_arg or [])
-    teams = args.team or ["scripted"]
-    seats = list(mase.make(args.env, **env_kwargs).possible_agents)
-    llm_teams = [t for t in teams if any(map(_is_llm, parse_team(t, seats).values()))]
-    summaries = []
-    with model_endpoint(args, args.env, llm_teams) as (llm, where):
-        for team in teams:
-            out = None
-            if args.out:
-                out = Path(args.out) / _team_dir(team) if len(teams) > 1 else Path(args.out)
-            summary = evaluate(
-                args.env,
-                team,
-                out=out,
+    seats = list(mase.make(env_id, **env_kwargs).possible_agents)
+    llm_rows = {r.label for r in rows if any(map(is_llm, parse_team(r.spec, seats).values()))}
+    offline_default = preset is not None
+    summaries: dict[str, dict] = {}
+    labels: dict[str, str] = {}
+    with model_endpoint(args, env_id, sorted(llm_rows), offline_default) as (llm, where):
+        model = "offline model" if where and "offline" in where else getattr(llm, "model", None)
+        for row in rows:
+            label = row.label
+            if preset is not None and row.label in llm_rows:
+                label = f"{row.label} ({model})"
+            labels[row.label] = label
+            options = _eval_options(args)
+            options["probes"] = options["probes"] or row.probes
+            options["belief"] = options["belief"] or row.belief
+            summaries[row.label] = evaluate(
+                env_id,
+                row.spec,
+                out=_row_out(args.out, label, len(rows), preset is not None),
                 env_kwargs=env_kwargs,
-                messages=not args.no_messages,
-                llm=llm,
-                **_eval_options(args),
+                messages=row.messages and not args.no_messages,
+                label=label,
+                llm=llm if row.label in llm_rows else None,
+                **options,
             )
-            summaries.append(summary)
-    print(
-        f"\n{args.env}  ({args.episodes} episodes per team, seeds {args.seed}..."
-        f"{args.seed + args.episodes - 1})"
-    )
-    print(results_table(summaries, _table_columns(summaries)))
-    _print_extras(summaries)
+    seeds = f"seeds {args.seed}...{args.seed + args.episodes - 1}"
+    if preset is None:
+        print(f"\n{env_id}  ({args.episodes} episodes per team, {seeds})")
+        print(results_table(list(summaries.values()), _table_columns(list(summaries.values()))))
+        _print_extras(list(summaries.values()))
+    else:
+        _print_preset(args, preset, summaries, labels, seeds)
     if where:
         print(f"model seats: {where}")
-    if args.out:
+    if preset is not None and preset.source:
+        print(f"paper: {preset.source}")
+    if args.out and preset is None:
         print(f"\nrecords: {args.out}")
     return 0
 
 
-def _eval_preset(args: argparse.Namespace) -> int:
-    preset = load_preset(args.preset)
-    if args.env and args.env != preset.env_id:
-        raise ValueError(f"preset {args.preset} runs {preset.env_id}, not {args.env}")
-    env_kwargs = {**preset.env_kwargs, **dict(args.env_arg or [])}
-    seats = list(mase.make(preset.env_id, **env_kwargs).possible_agents)
-    llm_teams = [
-        t.label for t in preset.teams if any(map(_is_llm, parse_team(t.spec, seats).values()))
-    ]
-    summaries = {}
-    labels = {}
-    with model_endpoint(args, preset.env_id, llm_teams, offline_default=True) as (llm, where):
-        model = "offline model" if where and "offline" in where else getattr(llm, "model", None)
-        for team in preset.teams:
-            label = f"{team.label} ({model})" if team.label in llm_teams else team.label
-            labels[team.label] = label
-            options = _eval_options(args)
-            options["probes"] = options["probes"] or team.probes
-            options["belief"] = options["belief"] or team.belief
-            summaries[team.label] = evaluate(
-                preset.env_id,
-                team.spec,
-                out=Path(args.out) / _team_dir(label) if args.out else None,
-                env_kwargs=env_kwargs,
-                messages=team.messages and not args.no_messages,
-                label=label,
-                llm=llm if team.label in llm_teams else None,
-                **options,
-            )
-    print(
-        f"\n{preset.env_id}: {args.preset} ({args.episodes} episodes per team, seeds "
-        f"{args.seed}...{args.seed + args.episodes - 1})"
-    )
+def _row_out(out: str | None, label: str, rows: int, preset: bool) -> Path | None:
+    """Where a row's records go: ``out`` itself for one team, else a folder per team."""
+    if not out:
+        return None
+    return Path(out) / _team_dir(label) if rows > 1 or preset else Path(out)
+
+
+def _print_preset(
+    args: argparse.Namespace,
+    preset: Preset,
+    summaries: dict[str, dict],
+    labels: dict[str, str],
+    seeds: str,
+) -> None:
+    """The preset's table with the paper's numbers, its notes and the extras."""
+    print(f"\n{preset.env_id}: {args.preset} ({args.episodes} episodes per team, {seeds})")
     print(comparison_table(preset, summaries, labels))
     for note in preset.notes:
         print(textwrap.fill(note, 100))
@@ -294,11 +299,6 @@ def _eval_preset(args: argparse.Namespace) -> int:
         if t.paper_row in preset.paper
     }
     _print_extras([summaries[t.label] for t in preset.teams], paper)
-    if where:
-        print(f"model seats: {where}")
-    if preset.source:
-        print(f"paper: {preset.source}")
-    return 0
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -312,7 +312,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise SystemExit(f"--seat must be one of {seats}, got {seat!r}")
     names = parse_team(args.team, seats)
     others = [s for s in seats if s != seat]
-    llm_teams = [args.team] if any(_is_llm(names[s]) for s in others) else []
+    llm_teams = [args.team] if any(is_llm(names[s]) for s in others) else []
     with model_endpoint(args, args.env, llm_teams) as (llm, where):
         if where:
             print(f"model seats: {where}")
@@ -321,13 +321,6 @@ def cmd_play(args: argparse.Namespace) -> int:
         record = run_episode(env, team, seed=args.seed)
     print("\nGame over:", ", ".join(f"{k} {v}" for k, v in record["metrics"].items()))
     return 0
-
-
-#: ``mase train NAME``: the module holding ``Args`` and ``train(args)``.
-TRAINERS = {
-    "mappo": ("mase.baselines.mappo.mappo", "recurrent MAPPO with a centralized critic"),
-    "sb3-ppo": ("mase.baselines.sb3.ppo", "parameter-shared Stable-Baselines3 PPO"),
-}
 
 
 def _field_docs(cls: type) -> dict[str, str]:
@@ -364,7 +357,7 @@ def add_dataclass_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
 
 def cmd_train(args: argparse.Namespace) -> int:
     """Train a baseline; its options come from the fields of its ``Args`` dataclass."""
-    module_name, summary = TRAINERS[args.trainer]
+    module_name, summary = mase.baselines.TRAINERS[args.trainer]
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
@@ -402,12 +395,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Serve the offline model until Ctrl-C."""
+    """Serve a task's offline model until Ctrl-C."""
     # imported here: the other commands should not pay for the server and its responder
-    from mase.envs.search_rescue.language_model import respond
-    from mase.llm import OfflineServer
+    from mase.llm import offline_server
 
-    server = OfflineServer(respond, host=args.host, port=args.port, faults=_faults(args))
+    server = offline_server(args.env, faults=_faults(args), port=args.port, host=args.host)
     print(server.base_url, flush=True)
     try:
         server.serve_forever()
@@ -466,7 +458,7 @@ def _add_task_arguments(p: argparse.ArgumentParser, optional: bool = False) -> N
     p.add_argument(
         "env",
         nargs="?" if optional else None,
-        help="task id, e.g. mase/SearchRescue-v0 (see `mase list`)",
+        help="a task id (`mase list` shows them)",
     )
     p.add_argument("--no-messages", action="store_true", help="no message channel")
     p.add_argument(
@@ -490,8 +482,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_list)
 
     team_help = (
-        f"policies: one name for every seat, or seat=name pairs, e.g. "
-        f"'alpha=scripted,bravo=random,charlie=random'; names: {', '.join(policy_names())}"
+        "policies: one name for every seat, or seat=name pairs, e.g. "
+        f"'random,SEAT=scripted'; names: {', '.join(policy_names())}, and the task's own "
+        "(`mase list` shows them)"
     )
     p = sub.add_parser(
         "eval",
@@ -501,7 +494,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_task_arguments(p, optional=True)
     p.add_argument(
         "--preset",
-        choices=sorted(PRESETS),
+        choices=preset_names(),
         help="run a preset's teams and print the paper's numbers beside the measured ones",
     )
     p.add_argument("--team", action="append", help=team_help + " (repeat for several teams)")
@@ -534,8 +527,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "play",
         help="play one seat yourself in the terminal",
-        description="Play one seat; type actions such as 'go to room 3' or 'apply red cutter', "
-        "optionally followed by 'Message to Team: ...'.",
+        description="Play one seat: you see the task's rules and your observations, and type "
+        "your action in words (the legal ones are listed), optionally followed by "
+        "'Message to Team: ...'.",
     )
     _add_task_arguments(p)
     _add_model_arguments(p)
@@ -551,8 +545,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "trainer",
-        choices=sorted(TRAINERS),
-        help="; ".join(f"{k}: {v[1]}" for k, v in sorted(TRAINERS.items())),
+        choices=sorted(mase.baselines.TRAINERS),
+        help="; ".join(f"{k}: {v[1]}" for k, v in sorted(mase.baselines.TRAINERS.items())),
     )
     p.add_argument("options", nargs=argparse.REMAINDER, help="the trainer's options")
     p.set_defaults(func=cmd_train)
@@ -570,9 +564,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "serve",
         help="serve an offline OpenAI-compatible model (no key, no network)",
-        description="Serve the search-and-rescue scripted language model at an OpenAI-compatible "
-        "endpoint on loopback; give the printed base URL to any OpenAI client. Fault options "
-        "make it misbehave like a hosted endpoint, to test a harness. Ctrl-C stops it.",
+        description="Serve a task's offline language model (a scripted policy that reads only "
+        "the prompt) at an OpenAI-compatible endpoint on loopback; give the printed base URL "
+        "to any OpenAI client. Fault options make it misbehave like a hosted endpoint, to test "
+        "a harness. Ctrl-C stops it.",
+    )
+    p.add_argument(
+        "--env", required=True, metavar="ID", help="the task whose model to serve (`mase list`)"
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port; 0 picks a free one (default 8000)")

@@ -28,6 +28,9 @@ class Event:
         audience: the agents who witnessed the event.
         round: the round in which it happened (1-based).
         note: a short human-readable detail (for example the reason an action was invalid).
+        revealed: this is the reveal of a secret move (a simultaneous vote, say), shown to its
+            whole audience when everyone has moved; the mover saw it earlier, alone, as the
+            same event with an audience of the mover only (:mod:`mase.schedules`).
     """
 
     kind: str
@@ -36,6 +39,7 @@ class Event:
     audience: frozenset[str]
     round: int
     note: str = ""
+    revealed: bool = False
 
     def __init__(
         self,
@@ -45,6 +49,7 @@ class Event:
         audience: frozenset[str],
         round: int,
         note: str = "",
+        revealed: bool = False,
     ):
         # a frozen dataclass's own __init__ assigns through object.__setattr__, which makes an
         # event cost twice as much; every step makes several, so the slots are set directly
@@ -54,10 +59,12 @@ class Event:
         _AUDIENCE(self, audience)
         _ROUND(self, round)
         _NOTE(self, note)
+        _REVEALED(self, revealed)
 
 
-_KIND, _ACTOR, _FACTS, _AUDIENCE, _ROUND, _NOTE = (
-    getattr(Event, name).__set__ for name in ("kind", "actor", "facts", "audience", "round", "note")
+_KIND, _ACTOR, _FACTS, _AUDIENCE, _ROUND, _NOTE, _REVEALED = (
+    getattr(Event, name).__set__
+    for name in ("kind", "actor", "facts", "audience", "round", "note", "revealed")
 )
 
 

@@ -108,5 +108,17 @@ def make(id: str, **kwargs: Any) -> AECEnv:
 
 
 def make_parallel(id: str, **kwargs: Any) -> ParallelEnv:
-    """Build the task as a PettingZoo ``ParallelEnv`` (one action per agent per round)."""
-    return aec_to_parallel(make(id, **kwargs))
+    """Build the task as a PettingZoo ``ParallelEnv`` (one action per agent per round).
+
+    Raises:
+        ValueError: the task's turns are not one action per agent per round in turn order
+            (a phase queue: ``metadata["is_parallelizable"]`` is false); use :func:`make`.
+    """
+    env = make(id, **kwargs)
+    if not env.metadata.get("is_parallelizable", False):
+        env.close()
+        raise ValueError(
+            f"{id} is played in phases where only some agents act (its schedule is not "
+            "round-robin), so it has no parallel view; use mase.make for the AEC env"
+        )
+    return aec_to_parallel(env)

@@ -28,8 +28,8 @@ and, when it needs them: ``schedule`` (class attribute, default :class:`RoundRob
 ``next_phase`` (phase queues), ``end_phase`` and ``end_round`` (rules at those moments; call
 :meth:`TaskEnv.finish` to end the episode), ``check_action`` (what counts as an action of its
 kind), ``turn_view`` (what an agent sees at the start of its turn, for the knowledge tracker),
-``invalid_event`` and ``explain_invalid``, ``metrics``, ``state``, ``_render``, ``round`` and
-``next_round`` (a round kept in the task's own world). Optional hooks switch on more of the
+``invalid_event`` and ``explain_invalid``, ``metrics``, ``state``, ``_render`` and
+``next_round`` (to keep ``round`` in the task's own world too). Optional hooks switch on more of the
 suite: ``true_facts`` (the ground truth :class:`mase.wrappers.ToMProbe` scores against),
 ``parse_facts`` and ``facts_text`` (messages' claims enter the tracker through them),
 ``belief_template``, ``oracle_belief`` and ``belief_facts`` (:class:`mase.wrappers.BeliefState`
@@ -40,7 +40,6 @@ policies, trained checkpoints among them).
 
 from __future__ import annotations
 
-import operator
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
@@ -50,10 +49,11 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from mase.actions import ActionParse, InvalidAction, unclaimed_keys
-from mase.events import Event, FactKey, Message
+from mase.actions import ActionParse, InvalidAction, read_value, unclaimed_keys
+from mase.eventlog import EventLog
+from mase.events import Event, FactKey
 from mase.knowledge import KnowledgeTracker
-from mase.protocol import split_reply
+from mase.language import TaskLanguage
 from mase.schedules import Phase, PhaseQueue, RoundRobin, Schedule
 from mase.spaces import check_obs_mode, clean_text, observation_space
 
@@ -98,7 +98,7 @@ class Move(NamedTuple):
 _new_tuple = tuple.__new__  # builds a NamedTuple without the Python-level call of its __new__
 
 
-class TaskEnv(AECEnv):
+class TaskEnv(EventLog, TaskLanguage, AECEnv):
     """The AEC loop and the shared machinery of MASE tasks (see the module docstring).
 
     Args:
@@ -266,6 +266,8 @@ class TaskEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if action.__class__ is dict:  # a caller's mistake: refused before the turn starts
+            raise TypeError(unclaimed_keys(action))
         self._turn_started()
         self._begin_turn(agent)
         self._cumulative_rewards[agent] = 0.0
@@ -325,7 +327,7 @@ class TaskEnv(AECEnv):
     def _read(self, agent: str, action: Any, phase: Phase) -> Any:
         """The action the policy gave, as the task takes it; :class:`InvalidAction` if none."""
         if isinstance(action, dict):
-            raise TypeError(unclaimed_keys(action))
+            raise TypeError(unclaimed_keys(action))  # a dict subclass
         if phase.speech:
             if not isinstance(action, str):
                 raise InvalidAction(
@@ -342,29 +344,11 @@ class TaskEnv(AECEnv):
     def check_action(self, agent: str, action: Any) -> Any:
         """An action of the task's kind from a non-text input, or :class:`InvalidAction`.
 
-        The default reads a ``Discrete`` space's index (ints and numpy integers, not floats
-        or ``None``) and checks its range; other spaces take whatever ``contains`` accepts.
+        The default is :func:`mase.actions.read_value`: an index of a ``Discrete`` space in
+        range, or a value the space contains (numbers and lists made into its arrays).
         Whether a well-formed action is legal now is ``apply``'s business.
         """
-        space = self.action_space(agent)
-        if isinstance(space, spaces.Discrete):
-            try:
-                # operator.index accepts ints and numpy integers but not floats (int(2.7)
-                # would silently become action 2) nor None
-                index = operator.index(action)
-            except TypeError:
-                detail = f"{type(action).__name__} {action!r} is not an action index or text"
-                raise InvalidAction("unparseable", detail) from None
-            if not space.start <= index < space.start + space.n:
-                raise InvalidAction("out_of_range", index)
-            return index
-        try:
-            ok = space.contains(action)
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            raise InvalidAction("unparseable", f"{action!r} is not an action of {space}")
-        return action
+        return read_value(self.action_space(agent), action)
 
     def _add_reward(self, reward: float | Mapping[str, float]) -> None:
         if isinstance(reward, Mapping):
@@ -512,7 +496,12 @@ class TaskEnv(AECEnv):
 
     def explain_invalid(self, event: Event) -> str:
         """Why an action failed, in words the agent can act on (default: the event's detail)."""
-        return event.note.partition(":")[2] or event.note
+        code, _, detail = event.note.partition(":")
+        space = self._action_spaces.get(event.actor) if event.actor else None
+        if code == "out_of_range" and isinstance(space, spaces.Discrete):
+            first, last = int(space.start), int(space.start + space.n - 1)
+            return f"action {detail} does not exist; actions are numbered {first} to {last}"
+        return detail or event.note
 
     def last_events(self, agent: str) -> Sequence[Event]:
         """The events of ``agent``'s last action this episode (empty before it acted)."""
@@ -590,204 +579,6 @@ class TaskEnv(AECEnv):
 
     def close(self) -> None:
         """Release resources; the built-in tasks hold none."""
-
-    # -- events and messages ------------------------------------------------------------------
-
-    def _turn_started(self) -> None:
-        """Log what the selected agent sees at the start of its turn, once per turn.
-
-        An ``observe`` event with the task's :meth:`turn_view`, for the knowledge tracker, not
-        delivered: the agent's observation already shows it. It is logged when knowledge is
-        asked for (a probe or an oracle belief before the agent acts), or at the latest when
-        the agent acts; the world does not change in between, so the view is the same
-        whichever comes first.
-        """
-        if self._observed_turn == self._turns or not self._started:
-            return
-        agent = self.agent_selection
-        if self.terminations.get(agent, True) or self.truncations.get(agent, True):
-            return
-        self._observed_turn = self._turns
-        facts = self.turn_view(agent)
-        if facts:
-            self.emit(Event("observe", agent, facts, self._alone[agent], self.round), False)
-
-    def _begin_turn(self, agent: str) -> None:
-        """The agent acts now: what it was shown is consumed and its inbox starts afresh."""
-        self._inbox[agent] = []
-        info = self.infos[agent]
-        if info:
-            info.pop("messages", None)
-            info.pop("invalid_action", None)
-
-    def emit(self, event: Event, deliver: bool = True) -> None:
-        """Record an event and deliver it to the inbox of every agent in its audience.
-
-        Args:
-            event: what happened.
-            deliver: ``False`` logs the event for the knowledge tracker without putting it in
-                any inbox, for what an agent already saw in its observation (its view at the
-                start of its turn): delivering it again would change the next observation.
-        """
-        self.event_log.append(event)
-        if deliver:
-            inbox = self._inbox
-            for agent in event.audience:
-                inbox[agent].append(event)
-            if event.kind == "message":
-                self._deliver_message(event, event.audience)
-
-    def _deliver(self, event: Event, agents: frozenset[str]) -> None:
-        inbox = self._inbox
-        for agent in agents:
-            inbox[agent].append(event)
-        if event.kind == "message":
-            self._deliver_message(event, agents)
-
-    def _deliver_message(self, event: Event, agents: frozenset[str]) -> None:
-        """Also list a message in its recipients' ``info["messages"]`` (as records)."""
-        sender = event.actor
-        recipients = tuple(a for a in self.possible_agents if a in event.audience and a != sender)
-        record = Message(sender, recipients, event.note, event.round).to_dict()
-        for agent in agents:
-            if agent != sender and agent in self.infos:
-                self.infos[agent].setdefault("messages", []).append(record)
-
-    def _emit_move(self, agent: str, events: Sequence[Event], phase: Phase) -> None:
-        """Emit a move's events; in a secret phase only the mover sees them until the reveal."""
-        if not phase.secret:
-            for event in events:
-                self.emit(event)
-            return
-        for event in events:
-            if event.audience <= self._alone[agent]:
-                self.emit(event)  # private for good (a quest card)
-                continue
-            mover = None
-            if agent in event.audience:
-                mover = agent
-                private = Event(
-                    event.kind,
-                    event.actor,
-                    event.facts,
-                    self._alone[agent],
-                    event.round,
-                    event.note,
-                )
-                self.emit(private)
-            self._held.append((event, mover))
-
-    def _reveal(self, event: Event, mover: str | None) -> None:
-        """Show a held secret event to its audience (the mover already has its private copy)."""
-        self.event_log.append(event)
-        self._deliver(event, event.audience - {mover} if mover else event.audience)
-
-    def _speech_event(self, agent: str, text: str, phase: Phase) -> Event:
-        audience = frozenset(self.agents if phase.audience is None else phase.audience)
-        limit = self.max_message_length or None
-        note = clean_text(text, limit) if limit else clean_text(text)
-        return Event("message", agent, {}, audience | self._alone[agent], self.round, note=note)
-
-    def inbox(self, agent: str) -> list[Event]:
-        """The events the agent witnessed since its last turn (oldest first)."""
-        return self._inbox[agent]
-
-    def post_message(self, sender: str, text: str, recipients: tuple[str, ...]) -> Message:
-        """Deliver a message from ``sender``: recipients see it at their next observation.
-
-        Used by :class:`mase.wrappers.MessageChannel`; a task without that wrapper is the
-        no-communication condition (speech phases aside).
-        """
-        if not self.messages_enabled:
-            raise RuntimeError(
-                "this env has no message channel; wrap it with mase.wrappers.MessageChannel"
-            )
-        limit = self.max_message_length or None
-        message = Message(sender, recipients, clean_text(text, limit or 10**9), self.round)
-        audience = frozenset(recipients) | {sender}
-        self.emit(Event("message", sender, {}, audience, self.round, note=message.text))
-        self._turn_messages[sender] = message.text
-        return message
-
-    def received_messages(self, agent: str) -> list[Event]:
-        """Message events from teammates in the agent's inbox."""
-        return [e for e in self._inbox[agent] if e.kind == "message" and e.actor != agent]
-
-    # -- facts and knowledge ------------------------------------------------------------------
-
-    def knowledge(self) -> KnowledgeTracker:
-        """Who knows what now: the episode's tracker, brought up to date with the event log.
-
-        Built on first use and fed incrementally, so a task that never asks pays nothing. The
-        facts a message states (read with :meth:`parse_facts`) enter its recipients' knowledge
-        as the sender's claims, right or wrong. Secret moves count only once revealed.
-        """
-        if self.agents:
-            self._turn_started()
-        if self._tracker is None:
-            self._tracker = KnowledgeTracker(self._message_facts)
-            self._tracked = 0
-        log = self.event_log
-        for event in log[self._tracked :]:
-            self._tracker.update(event)
-        self._tracked = len(log)
-        return self._tracker
-
-    def _message_facts(self, text: str) -> dict[FactKey, Any]:
-        try:
-            return self.parse_facts(text)
-        except NotImplementedError:
-            return {}
-
-    def true_facts(self) -> dict[FactKey, Any]:
-        """Every fact of the world now, in the fact keys of events (the ground truth)."""
-        raise NotImplementedError
-
-    def parse_facts(self, text: str) -> dict[FactKey, Any]:
-        """The facts a text states, in the task's fact sentences."""
-        raise NotImplementedError
-
-    def belief_facts(self, text: str) -> dict[FactKey, Any]:
-        """The facts a belief state holds; by default every fact sentence in it."""
-        return self.parse_facts(text)
-
-    def facts_text(self, facts: dict[FactKey, Any]) -> str:
-        """Write facts as the task's fact sentences (``parse_facts`` reads them back)."""
-        raise NotImplementedError
-
-    def belief_template(self, agent: str) -> str:
-        """The initial belief state an LLM agent starts from and rewrites (belief mode)."""
-        raise NotImplementedError
-
-    def oracle_belief(self, agent: str) -> str:
-        """What ``agent`` really knows now, in the belief template's format."""
-        raise NotImplementedError
-
-    # -- language interface -------------------------------------------------------------------
-
-    def rules_text(self, agent: str) -> str:
-        """The rules of the task as the agent should be told them."""
-        raise NotImplementedError
-
-    def legal_actions_text(self, agent: str) -> list[str]:
-        """The agent's legal actions now, in words."""
-        raise NotImplementedError
-
-    def parse_action(self, agent: str, text: str) -> ActionParse:
-        """Turn the action part of a reply into a legal action, or explain why it is not one."""
-        raise NotImplementedError
-
-    def read_action(self, agent: str, text: str) -> ActionParse:
-        """Read a whole reply: the protocol's parts (:mod:`mase.protocol`), then ``parse_action``.
-
-        The message parts are cut off and ``Action selection:`` dropped, so the task's parser
-        sees only the action part; the first message found is returned in ``message``.
-        """
-        reply = split_reply(text)
-        parsed = self.parse_action(agent, reply.choice)
-        if reply.messages and reply.messages[0].text:
-            return parsed._replace(message=reply.messages[0].text)
-        return parsed
 
 
 def _outcome(outcome: Any) -> tuple[Sequence[Event], float | Mapping[str, float]]:

@@ -167,7 +167,6 @@ def test_eval_a_mixed_llm_team_offline_concurrently(tmp_path, capsys):
 
 
 def test_record_keeps_the_prompts(tmp_path, capsys):
-    pytest.importorskip("mase.wrappers.recorder")
     out = tmp_path / "run"
     args = ["eval", ENV, "--team", "alpha=llm,bravo=scripted,charlie=scripted", "--offline"]
     args += ["--episodes", "1", "--record", "--no-cache", "--quiet", "--out", str(out)]

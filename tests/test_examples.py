@@ -1,11 +1,14 @@
 """Every script in examples/ runs to the end."""
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+import mase
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.py"))
 
@@ -26,3 +29,53 @@ def test_example_runs(script, tmp_path):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip()
+
+
+def test_the_task_examples_are_among_them():
+    assert {"register_task.py", "secret_vote.py"} <= {p.name for p in EXAMPLES}
+
+
+def run_example(name):
+    """Run an example's module body (its task registers itself; __main__ does not run)."""
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES[0].parent / f"{name}.py")
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+
+
+def test_secret_vote_rules():
+    run_example("secret_vote")
+    env = mase.make("examples/SecretVote-v0", max_cycles=3)
+    env.reset(seed=0)
+    assert env.values.tolist() == [2, 1, 0, -2]
+    players = env.possible_agents
+
+    def votes(*choices):
+        for player, choice in zip(players, choices, strict=True):
+            assert env.agent_selection == player and env.phase.name == "vote"
+            env.step(choice)
+
+    # round 1: the leader proposes option 3; two approvals of four are no majority
+    assert (env.agent_selection, env.phase.name) == ("player_0", "propose")
+    assert env.observe("player_0")["action_mask"].tolist() == [1, 1, 1, 1]
+    env.step(3)
+    assert env.observe("player_2")["action_mask"].tolist() == [1, 1, 0, 0]
+    env.step(1)
+    env.step("I approve")  # text, read by the task's parse_action
+    assert "Last votes: none yet" in env.observe("player_2")["text"]  # the votes are secret
+    env.step(0)
+    env.step(0)
+    assert env.rewards == dict.fromkeys(players, 0.0)
+    revealed = "Last votes: player_0 approve, player_1 approve, player_2 reject, player_3 reject"
+    assert revealed in env.observe("player_2")["text"]
+    # round 2: leadership has passed on; option 0 (worth 2) is adopted
+    assert (env.round, env.agent_selection) == (2, "player_1")
+    env.step(0)
+    votes(1, 1, 1, 0)
+    assert env.rewards == dict.fromkeys(players, 2.0) and env.table == [1, 2, 3]
+    # round 3: option 0 is no longer on the table; the vote on nothing adopts nothing
+    assert env.agent_selection == "player_1"
+    env.step(0)
+    assert env.infos["player_1"]["invalid_action"] == "option 0 is not on the table"
+    votes(1, 1, 1, 1)
+    assert env.ended_by == "round_limit" and all(env.truncations.values())
+    metrics = env.infos["player_0"]["metrics"]
+    assert (metrics["score"], metrics["best"], metrics["rounds"]) == (2.0, 3.0, 3)

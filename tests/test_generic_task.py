@@ -13,9 +13,9 @@ from pettingzoo.test import api_test
 import mase
 from mase.agents import LLMAgent
 from mase.llm import LLMConfig, OfflineServer
+from mase.probes import Question
 from mase.runner import run_episode
 from mase.wrappers import BeliefState, MessageChannel, Recorder, TextActions, ToMProbe
-from mase.wrappers.tom_probe import Question
 
 _spec = importlib.util.spec_from_file_location(
     "register_task", Path(__file__).resolve().parents[1] / "examples" / "register_task.py"

@@ -1,10 +1,11 @@
 import pytest
 
 from mase.cli import main
-from mase.presets import PRESETS, comparison_table, load_preset, tom_table, usage_line
+from mase.presets import load_preset, preset_names
+from mase.report import comparison_table, tom_table, usage_line
 
 
-@pytest.mark.parametrize("name", sorted(PRESETS))
+@pytest.mark.parametrize("name", preset_names())
 def test_presets_load(name):
     preset = load_preset(name)
     assert preset.teams and preset.columns

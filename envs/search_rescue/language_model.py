@@ -1,8 +1,11 @@
 """The scripted language model of search and rescue: a "model" that reads only its prompt.
 
-:func:`respond` is a responder for :class:`mase.llm.OfflineServer`. It finds the rules text
-(``env.rules_text(agent)``, starting "You are <Name>, one of ...") in the prompt and answers
-what the last user message asks for (the wording of :mod:`mase.protocol`):
+:func:`respond` is a responder for :class:`mase.llm.OfflineServer`. The generic prompt reader
+(:mod:`mase.llm.offline`) finds the rules text (``env.rules_text(agent)``, starting "You are
+<Name>, one of ...", :data:`RULES_HEAD`), the agent's observations (each starts with the line
+"You are <Name>.", :data:`OBSERVATION_HEAD`), its beliefs and earlier replies, and what the last
+user message asks for (the wording of :mod:`mase.protocol`); this module is the decisions of
+:class:`SearchRescueModel`:
 
 * **An action** (the default). Without a belief state in the prompt it builds a fresh
   :class:`~mase.envs.search_rescue.scripted.ScriptedRescuer` for the agent from the rules,
@@ -42,6 +45,7 @@ waste turns or set a bomb off.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -50,12 +54,13 @@ from mase.envs.search_rescue import belief as beliefs
 from mase.envs.search_rescue import tom
 from mase.envs.search_rescue.scripted import MissionMap, ScriptedRescuer
 from mase.envs.search_rescue.text import fact_sentence, facts_text, parse_facts
+from mase.llm.offline import Item, Messages, OfflineModel, Prompt, read_items, since_last_belief
 
-_RULES_HEAD = re.compile(r"You are ([A-Za-z]+), one of \d+ agents")
+#: Where the rules text starts (``env.rules_text(agent)``); it names the agent.
+RULES_HEAD = re.compile(r"You are (?P<agent>[A-Za-z]+), one of \d+ agents")
+#: Where one of the agent's observations starts: a line of its own.
+OBSERVATION_HEAD = r"(?mi)^You are {agent}\.$"
 _MAX_ROUNDS = re.compile(r"after (\d+) rounds")
-
-#: The reply format, as the rules text asks for it.
-REPLY_TEMPLATE = "Action selection: {action}\nMessage to Team: {message}"
 
 #: The safe action of a reply to a prompt the model cannot read.
 SAFE_ACTION = "inspect bomb"
@@ -69,66 +74,7 @@ NO_OBSERVATION = (
 )
 UNREADABLE_QUESTION = "No. I cannot tell from my prompt who I am or what is asked."
 
-#: Lines that end a belief or an observation block inside a user message.
-_ENDS = (
-    protocol.BELIEF_HEADER,
-    protocol.BELIEF_REQUEST,
-    protocol.ACTION_REQUEST,
-    protocol.QUESTION_HEADER,
-    "New observation:",
-    "Current observation:",
-    protocol.FEEDBACK.split("{", 1)[0].strip(),
-)
-#: The kinds a belief's Theory-of-Mind sections state (as the oracle belief does).
-_BELIEF_KINDS = ("room", "state", "sequence")
 _QUOTED = re.compile(r'([A-Za-z]+): "(.*?)"(?=\s+[A-Za-z]+: "|\s*$)', re.S)
-
-
-# -- reading the prompt -------------------------------------------------------------------------
-
-
-def _rules(messages: list[dict[str, Any]]) -> tuple[str, str] | None:
-    """The agent's name (lowercase) and the rules text, from the first message holding them."""
-    for message in messages:
-        text = message.get("content")
-        if not isinstance(text, str):
-            continue
-        m = _RULES_HEAD.search(text)
-        if m:
-            return m.group(1).lower(), text[m.start() :]
-    return None
-
-
-def _items(messages: list[dict[str, Any]], name: str) -> list[tuple[str, str]]:
-    """The prompt in order as ``(kind, text)``: ``belief``, ``observation`` and ``reply``."""
-    head = re.compile(rf"^You are {re.escape(name)}\.$", re.M | re.I)
-    found = []
-    for message in messages:
-        text = message.get("content")
-        if not isinstance(text, str):
-            continue
-        if message.get("role") == "assistant":
-            found.append(("reply", text))
-            continue
-        if message.get("role") != "user":
-            continue
-        anchors = [(m.start(), "observation", m.start()) for m in head.finditer(text)]
-        for end in _ENDS:
-            for m in re.finditer(re.escape(end), text):
-                kind = "belief" if end == protocol.BELIEF_HEADER else "end"
-                anchors.append((m.start(), kind, m.end()))
-        anchors.sort()
-        for (_, kind, start), (stop, _, _) in zip(
-            anchors, anchors[1:] + [(len(text), "end", 0)], strict=True
-        ):
-            if kind != "end":
-                found.append((kind, text[start:stop].strip()))
-    return found
-
-
-def _observations(messages: list[dict[str, Any]], name: str) -> list[str]:
-    """Every observation of agent ``name`` in the user messages, in order."""
-    return [text for kind, text in _items(messages, name) if kind == "observation"]
 
 
 # -- what the agent knows, and what it thinks its teammates know -----------------------------
@@ -348,19 +294,21 @@ def _order(item: tuple) -> tuple:
     return (_KIND_ORDER.get(key[0], 5), str(key[1:]), 0)
 
 
-def build_mind(messages: list[dict[str, Any]], agent: str, rules: str) -> Mind:
+def build_mind(messages: Messages, agent: str, rules: str) -> Mind:
     """The agent's mind from a prompt: its latest belief (if any) and everything after it."""
+    return _mind(read_items(messages, OBSERVATION_HEAD, agent), agent, rules)
+
+
+def _mind(items: Sequence[Item], agent: str, rules: str) -> Mind:
     max_rounds = int(m.group(1)) if (m := _MAX_ROUNDS.search(rules)) else 0
     mind = Mind(agent, MissionMap.from_rules(rules), max_rounds)
-    items = _items(messages, agent)
-    last_belief = max((i for i, (kind, _) in enumerate(items) if kind == "belief"), default=None)
-    if last_belief is not None:
-        mind.read_belief(items[last_belief][1])
-        items = items[last_belief + 1 :]
+    belief, items = since_last_belief(items)
+    if belief is not None:
+        mind.read_belief(belief)
     for kind, text in items:
         if kind == "reply":
             mind.read_reply(text)
-        elif kind == "observation" and not _already_in(mind, text, last_belief is not None):
+        elif kind == "observation" and not _already_in(mind, text, belief is not None):
             mind.read_observation(text)
     return mind
 
@@ -378,11 +326,11 @@ def _already_in(mind: Mind, observation: str, from_belief: bool) -> bool:
 # -- the replies --------------------------------------------------------------------------------
 
 
-def _act(messages: list[dict[str, Any]], agent: str, rules: str) -> str:
+def _act(observations: Sequence[str], agent: str, rules: str) -> str:
     """An action from the observation history (no belief): the scripted bot, replayed."""
     bot = ScriptedRescuer.from_rules(agent, rules)
     news = ""
-    for text in _observations(messages, agent):
+    for text in observations:
         # replay every turn, messages included, so the bot remembers what it already told the
         # team and the last message carries only news, as the stateful bot's would
         seen = bot.observe(text)
@@ -390,18 +338,18 @@ def _act(messages: list[dict[str, Any]], agent: str, rules: str) -> str:
             news = bot.news(seen)
     if agent not in bot.positions:
         message = NO_OBSERVATION.format(name=agent.capitalize())
-        return REPLY_TEMPLATE.format(action=SAFE_ACTION, message=message)
-    return REPLY_TEMPLATE.format(action=bot.decide(), message=news)
+        return protocol.REPLY_FORMAT.format(action=SAFE_ACTION, message=message)
+    return protocol.REPLY_FORMAT.format(action=bot.decide(), message=news)
 
 
 def _act_from_belief(mind: Mind, agent: str, rules: str) -> str:
     """An action decided from what the belief (and anything after it) holds."""
     if ("agent_room", agent) not in mind.facts:
         message = NO_OBSERVATION.format(name=agent.capitalize())
-        return REPLY_TEMPLATE.format(action=SAFE_ACTION, message=message)
+        return protocol.REPLY_FORMAT.format(action=SAFE_ACTION, message=message)
     bot = ScriptedRescuer.from_rules(agent, rules)
     bot.observe(facts_text(mind.facts, mind.max_rounds))
-    return REPLY_TEMPLATE.format(action=bot.decide(), message=facts_text(mind.outgoing()))
+    return protocol.REPLY_FORMAT.format(action=bot.decide(), message=facts_text(mind.outgoing()))
 
 
 def _rewrite(mind: Mind) -> str:
@@ -419,33 +367,44 @@ def _answer(mind: Mind, question: str) -> str:
     return ("Yes. " if holds else "No. ") + tom.statement(claim, holds)
 
 
-def respond(messages: list[dict[str, Any]]) -> str:
+class SearchRescueModel(OfflineModel):
+    """Search and rescue's decisions on the generic prompt reader (the module docstring)."""
+
+    rules_head = RULES_HEAD
+    observation_head = OBSERVATION_HEAD
+    cannot_act = protocol.REPLY_FORMAT.format(action=SAFE_ACTION, message=UNREADABLE_RULES)
+    cannot_rewrite = cannot_act
+    cannot_answer = UNREADABLE_QUESTION
+
+    def understands(self, prompt: Prompt) -> bool:
+        """Whether the map and tools can be read from the rules (not cut short or edited)."""
+        try:
+            MissionMap.from_rules(prompt.rules)
+        except (AttributeError, KeyError, ValueError):
+            return False
+        return True
+
+    def act(self, prompt: Prompt) -> str:
+        """From the belief when the prompt holds one, else by replaying the observations."""
+        if prompt.beliefs:
+            return _act_from_belief(self._mind(prompt), prompt.agent, prompt.rules)
+        return _act(prompt.observations, prompt.agent, prompt.rules)
+
+    def rewrite_belief(self, prompt: Prompt) -> str:
+        """The previous belief with the new observation taken in."""
+        return _rewrite(self._mind(prompt))
+
+    def answer(self, prompt: Prompt) -> str:
+        """Yes or no, from the belief's statements and what the prompt shows after it."""
+        return _answer(self._mind(prompt), prompt.question)
+
+    def _mind(self, prompt: Prompt) -> Mind:
+        return _mind(prompt.items, prompt.agent, prompt.rules)
+
+
+_MODEL = SearchRescueModel()
+
+
+def respond(messages: Messages) -> str:
     """The reply of the scripted language model to a chat prompt."""
-    last = next(
-        (
-            m["content"]
-            for m in reversed(messages)
-            if m.get("role") == "user" and isinstance(m.get("content"), str)
-        ),
-        "",
-    )
-    asks_question = protocol.QUESTION_HEADER in last
-    found = _rules(messages)
-    if found is None:
-        if asks_question:
-            return UNREADABLE_QUESTION
-        return REPLY_TEMPLATE.format(action=SAFE_ACTION, message=UNREADABLE_RULES)
-    agent, rules = found
-    try:
-        MissionMap.from_rules(rules)
-    except (AttributeError, KeyError, ValueError):  # rules cut short or edited past reading
-        if asks_question:
-            return UNREADABLE_QUESTION
-        return REPLY_TEMPLATE.format(action=SAFE_ACTION, message=UNREADABLE_RULES)
-    if asks_question:
-        return _answer(build_mind(messages, agent, rules), last.split(protocol.QUESTION_HEADER)[-1])
-    if protocol.BELIEF_REQUEST in last:
-        return _rewrite(build_mind(messages, agent, rules))
-    if any(kind == "belief" for kind, _ in _items(messages, agent)):
-        return _act_from_belief(build_mind(messages, agent, rules), agent, rules)
-    return _act(messages, agent, rules)
+    return _MODEL(messages)

@@ -45,15 +45,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from mase.events import FactKey
-
-if TYPE_CHECKING:
-    from mase.wrappers.tom_probe import ProbeContext, Question
+from mase.probes import LEVELS, ProbeContext, Question
 
 KINDS = ("room", "state", "phase", "sequence")
-LEVELS = ("introspection", "first_order", "second_order")
 
 #: What is known, per kind; ``{subject}`` is a room (room) or a bomb id (the others).
 PHRASES = {
@@ -192,8 +189,6 @@ def paper_questions(context: ProbeContext) -> Iterator[Question]:
     Yields, for each kind the action bears on (:data:`ACTION_KINDS`), the introspection,
     first-order and second-order question, P drawn once per action from A's teammates.
     """
-    from mase.wrappers.tom_probe import Question  # the wrapper imports tasks lazily, not back
-
     actor = context.agent
     for event in context.events:
         kinds = ACTION_KINDS.get(event.kind)

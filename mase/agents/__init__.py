@@ -1,9 +1,8 @@
-"""Policies: the protocol, random, scripted (per task), a person, LLMs, the baselines by name."""
+"""Policies: the protocol, random, a person, LLMs, and each task's named policies by name."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib import resources
 from typing import Any
 
 from gymnasium.envs.registration import load_env_creator
@@ -11,36 +10,6 @@ from gymnasium.envs.registration import load_env_creator
 from mase.agents.base import Policy, PolicyProtocol
 from mase.agents.human import HumanPolicy
 from mase.agents.random import RandomPolicy
-
-
-def shipped_checkpoint(name: str) -> str:
-    """Path of a trained model shipped with MASE (``mase/baselines/checkpoints/NAME``)."""
-    path = resources.files("mase.baselines").joinpath("checkpoints", name)
-    if not path.is_file():
-        raise FileNotFoundError(f"no shipped checkpoint {name!r}; train one with `mase train`")
-    return str(path)
-
-
-def _mappo(arg: str | None) -> PolicyProtocol:
-    from mase.baselines.mappo import MAPPOPolicy
-
-    return MAPPOPolicy.load(arg or shipped_checkpoint("mappo_search_rescue.pt"))
-
-
-def _sb3(arg: str | None) -> PolicyProtocol:
-    from mase.baselines.sb3 import SB3Policy
-
-    return SB3Policy.load(arg or shipped_checkpoint("sb3_ppo_search_rescue.zip"))
-
-
-def _cbs(arg: str | None) -> PolicyProtocol:
-    from mase.baselines.cbs import CBSPolicy
-
-    if arg is None:
-        return CBSPolicy()
-    if not arg.isdigit():
-        raise ValueError(f"cbs:N takes a node budget (a whole number), got {arg!r}")
-    return CBSPolicy(node_budget=int(arg))
 
 
 def _llm(arg: str | None, llm: Any = None, belief: bool | str = False) -> PolicyProtocol:
@@ -53,27 +22,33 @@ def _llm(arg: str | None, llm: Any = None, belief: bool | str = False) -> Policy
     return LLMAgent(config, belief=belief)
 
 
-#: Policy names -> factories taking the text after ``name:`` (a checkpoint path, say); the
-#: LLM factories (:data:`_TAKES_LLM`) also take ``llm=`` (an :class:`mase.llm.LLMConfig`).
+#: Policies of every task: name -> factory taking the text after ``name:`` (a model, say);
+#: the LLM factories (:data:`TAKES_LLM`) also take ``llm=`` (an :class:`mase.llm.LLMConfig`).
+#: ``"scripted"`` and a task's own names (its ``policies``) are found on the task.
 POLICIES: dict[str, Callable[..., PolicyProtocol]] = {
     "random": lambda arg: RandomPolicy(),
     "random-unmasked": lambda arg: RandomPolicy(use_mask=False),
     "human": lambda arg: HumanPolicy(),
-    "cbs": _cbs,
-    "mappo": _mappo,
-    "sb3-ppo": _sb3,
     "llm": lambda arg, llm=None: _llm(arg, llm),
     "llm-belief": lambda arg, llm=None: _llm(arg, llm, belief=True),
     "llm-oracle-belief": lambda arg, llm=None: _llm(arg, llm, belief="oracle"),
 }
 
 #: Policies configured by ``make_policy(..., llm=...)``.
-_TAKES_LLM = frozenset(("llm", "llm-belief", "llm-oracle-belief"))
+TAKES_LLM = frozenset(("llm", "llm-belief", "llm-oracle-belief"))
 
 
-def policy_names() -> list[str]:
-    """Names accepted by :func:`make_policy`."""
-    return sorted([*POLICIES, "scripted"])
+def is_llm(name: str) -> bool:
+    """Whether the policy name (``name`` or ``name:ARG``) puts a language model in the seat."""
+    return name.partition(":")[0] in TAKES_LLM
+
+
+def policy_names(env: Any = None) -> list[str]:
+    """Names accepted by :func:`make_policy`: every task's, and ``env``'s own when given."""
+    names = [*POLICIES, "scripted"]
+    if env is not None:
+        names += list(getattr(env.unwrapped, "policies", {}))
+    return sorted(set(names))
 
 
 def make_policy(name: str, env: Any, llm: Any = None) -> PolicyProtocol:
@@ -81,12 +56,11 @@ def make_policy(name: str, env: Any, llm: Any = None) -> PolicyProtocol:
 
     ``"scripted"`` is the task's own scripted bot (``env.unwrapped.scripted_policy``);
     ``"random"`` (legal actions only), ``"random-unmasked"`` (any action) and ``"human"``
-    work for every task; ``"cbs"`` is the optimal planner (``"cbs:N"`` caps its exact search
-    at N node expansions); ``"mappo"`` and ``"sb3-ppo"``
-    load the checkpoints shipped for search and rescue, and ``"mappo:PATH"`` /
-    ``"sb3-ppo:PATH"`` load your own. ``"llm"`` is an :class:`LLMAgent` and
-    ``"llm-belief"`` one in belief mode, ``"llm-oracle-belief"`` one given the env's oracle
-    belief each turn (an ablation); ``"llm:MODEL"`` and the like choose the model.
+    work for every task; ``"llm"`` is an :class:`LLMAgent`, ``"llm-belief"`` one in belief
+    mode, ``"llm-oracle-belief"`` one given the env's oracle belief each turn (an ablation);
+    ``"llm:MODEL"`` and the like choose the model. Any other name is one of the task's own
+    (its env class's ``policies``: planners, trained checkpoints), with ``name:ARG`` passing
+    ``ARG`` to it (search and rescue: ``cbs:N``, ``mappo:PATH``, ``sb3-ppo:PATH``).
 
     Args:
         name: the policy name, optionally ``name:ARG``.
@@ -95,19 +69,26 @@ def make_policy(name: str, env: Any, llm: Any = None) -> PolicyProtocol:
             environment, :meth:`mase.llm.LLMConfig.from_env`); other policies ignore it.
 
     Raises:
-        ValueError: unknown name (the message lists the known ones).
+        ValueError: unknown name (the message lists the names this task knows).
     """
     kind, _, arg = name.partition(":")
+    base = env.unwrapped
     if kind == "scripted":
-        path = getattr(env.unwrapped, "scripted_policy", None)
+        path = getattr(base, "scripted_policy", None)
         if path is None:
-            raise ValueError(f"{type(env.unwrapped).__name__} has no scripted policy")
+            raise ValueError(f"{type(base).__name__} has no scripted policy")
         return load_env_creator(path)()
-    if kind not in POLICIES:
-        raise ValueError(f"unknown policy {name!r}; choose from {', '.join(policy_names())}")
-    if kind in _TAKES_LLM:
-        return POLICIES[kind](arg or None, llm=llm)
-    return POLICIES[kind](arg or None)
+    if kind in POLICIES:
+        if kind in TAKES_LLM:
+            return POLICIES[kind](arg or None, llm=llm)
+        return POLICIES[kind](arg or None)
+    own = getattr(base, "policies", {})
+    if kind in own:
+        return load_env_creator(own[kind])(arg or None)
+    raise ValueError(
+        f"unknown policy {name!r} for {type(base).__name__}; choose from "
+        f"{', '.join(policy_names(env))}"
+    )
 
 
 def __getattr__(name: str) -> Any:
@@ -120,12 +101,13 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "POLICIES",
     "HumanPolicy",
     "LLMAgent",
     "Policy",
     "PolicyProtocol",
     "RandomPolicy",
+    "is_llm",
     "make_policy",
     "policy_names",
-    "shipped_checkpoint",
 ]

@@ -45,14 +45,17 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'mase.llm' has no attribute {name!r}")
 
 
-def offline_server(env_or_task: Any, faults: Faults | None = None, port: int = 0) -> OfflineServer:
+def offline_server(
+    env_or_task: Any, faults: Faults | None = None, port: int = 0, host: str = "127.0.0.1"
+) -> OfflineServer:
     """An offline server (not yet started) whose model is the task's scripted language model.
 
     Args:
         env_or_task: an env (possibly wrapped), or a registered env id such as
             ``"mase/SearchRescue-v0"``.
         faults: misbehaviour to inject.
-        port: port to bind on loopback; 0 picks a free one.
+        port: port to bind; 0 picks a free one.
+        host: address to bind (loopback by default).
 
     Raises:
         ValueError: the task has no offline language model (``language_model`` is unset).
@@ -69,7 +72,7 @@ def offline_server(env_or_task: Any, faults: Faults | None = None, port: int = 0
         path = getattr(env_or_task.unwrapped, "language_model", None)
     if path is None:
         raise ValueError(f"{env_or_task!r} has no offline language model (language_model)")
-    return OfflineServer(load_env_creator(path), port=port, faults=faults)
+    return OfflineServer(load_env_creator(path), host=host, port=port, faults=faults)
 
 
 __all__ = [

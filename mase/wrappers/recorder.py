@@ -14,8 +14,11 @@ from mase.task import TaskEnv
 
 
 def event_dict(event: Event) -> dict[str, Any]:
-    """A JSON-ready dict of an event; fact keys become lists, ``[[key...], value]`` pairs."""
-    return {
+    """A JSON-ready dict of an event; fact keys become lists, ``[[key...], value]`` pairs.
+
+    The reveal of a secret move has ``"revealed": true``.
+    """
+    record = {
         "kind": event.kind,
         "actor": event.actor,
         "round": event.round,
@@ -23,6 +26,9 @@ def event_dict(event: Event) -> dict[str, Any]:
         "facts": [[list(key), _plain(value)] for key, value in event.facts.items()],
         "note": event.note,
     }
+    if event.revealed:
+        record["revealed"] = True
+    return record
 
 
 def _plain(value: Any) -> Any:

@@ -1,134 +1,36 @@
 """Theory-of-Mind probes: ask agents what they and their teammates know, and score exactly.
 
 :class:`ToMProbe` wraps any MASE task. After every step it runs its probe hooks on the step's
-new events; each hook yields :class:`Question` records (who is asked, the level, the kind,
-the teammate asked about, the fact keys, the question text). A question is put to the asked
-agent at its next turn (and to everyone when the episode ends): its true answer is computed
-then from the task's knowledge tracker (``env.unwrapped.knowledge()``) and true facts, and
-the question appears in ``infos[agent]["tom_questions"]`` as ``{"id", "question"}``. The
+new events; each hook yields :class:`~mase.probes.Question` records (who is asked, the level,
+the kind, the teammate asked about, the fact keys, the question text). A question is put to the
+asked agent at its next turn (and to everyone when the episode ends): its true answer is
+computed then from the task's knowledge tracker (``env.unwrapped.knowledge()``) and true facts
+(:func:`mase.probes.true_answer`; the levels and their ground truth are in :mod:`mase.probes`),
+and the question appears in ``infos[agent]["tom_questions"]`` as ``{"id", "question"}``. The
 caller answers with :meth:`ToMProbe.answer_questions`; :meth:`ToMProbe.episode_record` gives
 the accuracy per level and every probe with its truth, reply and score.
-
-Ground truth per level, for the question's fact keys (all of them must hold):
-
-================  ==========================================================================
-level             true when
-================  ==========================================================================
-introspection     the asked agent holds the current value (``tracker.introspection``)
-first_order       teammate ``about`` holds it (``tracker.first_order``)
-second_order      ``about`` knows the asked agent holds it
-                  (``tracker.second_order(knower=about, other=asked)``)
-================  ==========================================================================
-
-``false_belief`` marks a question whose relevant agent holds an outdated value: the asked
-agent (introspection), ``about`` (first order), or ``about``'s picture of the asked agent
-(second order). A hook may instead give its own ``holds(tracker, truth) -> bool``.
 
 A probe hook is a function ``hook(context) -> iterable of Question``; the task's built-in
 hooks are named by its ``tom_probes`` attribute (search and rescue: the paper's questions,
 :data:`mase.envs.search_rescue.tom.PAPER_PROBES`). ``examples/custom_probe.py`` adds one.
+The probe types live in :mod:`mase.probes`, below tasks and wrappers; this module re-exports
+them for code that imports them from here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium.envs.registration import load_env_creator
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from mase.events import Event, FactKey
-from mase.knowledge import KnowledgeTracker
+from mase.probes import LEVELS, Holds, Probe, ProbeContext, Question, true_answer
 from mase.protocol import parse_yes_no
 from mase.task import TaskEnv
 
-LEVELS = ("introspection", "first_order", "second_order")
-
-#: A custom ground truth: ``holds(tracker, true_facts) -> bool``, evaluated at asking time.
-Holds = Callable[[KnowledgeTracker, Mapping[FactKey, Any]], bool]
-
-
-@dataclass(frozen=True)
-class ProbeContext:
-    """What a probe hook sees after a step.
-
-    Attributes:
-        agent: the agent that just acted.
-        events: the events of that step (its action's, its message's, and any the task logged).
-        env: the unwrapped task.
-        knowledge: the task's knowledge tracker, up to date.
-        truth: the true facts now.
-        rng: the probe's seeded generator (for choosing whom to ask about).
-    """
-
-    agent: str
-    events: tuple[Event, ...]
-    env: Any
-    knowledge: KnowledgeTracker
-    truth: Mapping[FactKey, Any]
-    rng: np.random.Generator
-
-
-@dataclass(frozen=True)
-class Question:
-    """A question a probe hook wants asked.
-
-    Attributes:
-        asked: the agent the question is put to (at its next turn).
-        level: ``"introspection"``, ``"first_order"`` or ``"second_order"`` (any other level
-            needs ``holds``).
-        kind: what the question is about, in the task's words (``"sequence"``, ...).
-        question: the text put to the agent.
-        facts: the fact keys the answer depends on.
-        about: the teammate asked about (``None`` for introspection).
-        holds: a custom ground truth; ``None`` uses the level's rule (module docstring).
-    """
-
-    asked: str
-    level: str
-    kind: str
-    question: str
-    facts: tuple[FactKey, ...] = ()
-    about: str | None = None
-    holds: Holds | None = None
-
-    def __post_init__(self) -> None:
-        if self.holds is None:
-            if self.level not in LEVELS:
-                raise ValueError(
-                    f"question level {self.level!r} is not one of {LEVELS}; give a custom "
-                    "holds(tracker, truth) function for other levels"
-                )
-            if not self.facts:
-                raise ValueError("a question needs the fact keys its answer depends on")
-            if self.level != "introspection" and self.about is None:
-                raise ValueError(f"a {self.level} question needs the teammate it is about")
-
-
-#: A probe hook: given what just happened, the questions to ask.
-Probe = Callable[[ProbeContext], Iterable[Question]]
-
-
-def true_answer(
-    question: Question, tracker: KnowledgeTracker, truth: Mapping[FactKey, Any]
-) -> tuple[bool, bool]:
-    """The true answer to ``question`` now, and whether a false belief is involved."""
-    if question.holds is not None:
-        return bool(question.holds(tracker, truth)), False
-    asked, about, keys = question.asked, question.about, question.facts
-    if question.level == "introspection":
-        holds = all(tracker.introspection(asked, k, truth) for k in keys)
-        stale = any(tracker.false_belief(asked, k, truth) for k in keys)
-    elif question.level == "first_order":
-        holds = all(tracker.first_order(about, k, truth) for k in keys)
-        stale = any(tracker.false_belief(about, k, truth) for k in keys)
-    else:
-        holds = all(tracker.second_order(about, asked, k, truth) for k in keys)
-        picture = tracker.model(about, asked)
-        stale = any(k in picture and picture[k] != truth.get(k) for k in keys)
-    return holds, stale
+__all__ = ["LEVELS", "Holds", "Probe", "ProbeContext", "Question", "ToMProbe", "true_answer"]
 
 
 class ToMProbe(BaseWrapper):

@@ -5,7 +5,8 @@ import sys
 import pytest
 
 import mase
-from mase.agents import make_policy, shipped_checkpoint
+from mase.agents import make_policy
+from mase.envs.search_rescue.policies import checkpoint
 
 torch = pytest.importorskip("torch")
 
@@ -74,20 +75,24 @@ def test_cli_train_smoke(tmp_path):
     assert (tmp_path / "mappo.pt").exists()
 
 
-def test_shipped_checkpoint_plays_well():
-    """The checkpoint in the repository: at least 80 points on average over 20 episodes."""
+def test_shipped_checkpoint_plays_whole_episodes():
+    """The checkpoint in the repository plays every seat through env.step to the end.
+
+    How well it plays is measured by benchmarks/mappo_training.py.
+    """
     policy = make_policy("mappo", mase.make(ENV))
     summary = mase.evaluate(
         ENV,
         dict.fromkeys(policy.agents, policy),
-        episodes=20,
+        episodes=2,
         seed=500,
         messages=False,
         env_kwargs=policy.checkpoint["env_kwargs"],
         record_text=False,
     )
-    assert summary["metrics"]["score"]["mean"] >= 80
-    assert shipped_checkpoint("mappo_search_rescue.pt").endswith(".pt")
+    assert summary["episodes"] == 2 and summary["failed"] == 0
+    assert summary["metrics"]["turns"]["mean"] > 0
+    assert checkpoint("mappo.pt").endswith(".pt")
 
 
 def test_one_mappo_seat_among_other_policies_and_in_text_mode():

@@ -241,10 +241,20 @@ def test_rules_without_observation_get_a_safe_reply():
 
 # -- the command ----------------------------------------------------------------------------
 
+ENV = "mase/SearchRescue-v0"
+
+
+def test_mase_serve_needs_a_task():
+    result = subprocess.run(
+        [sys.executable, "-m", "mase.cli", "serve", "--port", "0"], capture_output=True, text=True
+    )
+    assert result.returncode == 2 and "--env" in result.stderr
+
 
 def test_mase_serve_command():
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mase.cli", "serve", "--port", "0", "--empty-rate", "1"],
+        [sys.executable, "-m", "mase.cli", "serve", "--env", ENV, "--port", "0"]
+        + ["--empty-rate", "1"],
         stdout=subprocess.PIPE,
         text=True,
     )

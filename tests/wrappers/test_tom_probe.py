@@ -10,8 +10,9 @@ from pettingzoo.test import api_test
 from scenarios import INSPECT, place, play
 
 import mase
+from mase.probes import LEVELS, Question
 from mase.wrappers import MessageChannel
-from mase.wrappers.tom_probe import LEVELS, Question, ToMProbe
+from mase.wrappers.tom_probe import ToMProbe
 
 SEQUENCE_2 = "Bomb 2 has 2 phases. Bomb 2 remaining sequence: red, green."
 

@@ -5,7 +5,7 @@ import pytest
 
 from mase.envs.search_rescue import tom
 from mase.events import Event
-from mase.wrappers.tom_probe import LEVELS, ProbeContext
+from mase.probes import LEVELS, ProbeContext
 
 ALL_CLAIMS = [
     tom.Claim(level, kind, subject, None if level == "introspection" else "bravo")
@@ -26,7 +26,7 @@ def test_statements_of_a_belief_section_read_back_together():
     claims = ALL_CLAIMS[:6]
     text = " ".join(tom.statement(c, i % 2 == 0) for i, c in enumerate(claims))
     assert tom.parse_statements(text) == {c: i % 2 == 0 for i, c in enumerate(claims)}
-    assert tom.LEVELS == LEVELS
+    assert tom.LEVELS is LEVELS  # one definition, in mase.probes
 
 
 def context(*events, agent="alpha", seed=0, agents=("alpha", "bravo", "charlie")):

@@ -1,0 +1,146 @@
+"""A phase-queue task with a secret, simultaneous vote: the task says who acts next.
+
+SecretVote: four players choose among four options whose values (-3 to 3) are drawn each
+episode; each player privately knows the values of two of them. Each round the leader proposes
+an option still on the table, then everyone votes approve or reject at the same time: no one
+sees a vote until all are cast, then the votes are revealed together. A strict majority of
+approvals adopts the option and the team scores its value (a bad option costs the team); an
+invalid vote approves nothing. A rejection passes the leadership on. The episode ends when
+every option is adopted, or is cut off after `max_cycles` proposals.
+
+It shows a `PhaseQueue` schedule (`next_phase` says who acts: the leader, then everyone), a
+secret phase (`Phase(..., secret=True)`), one `Discrete` action space for two kinds of move
+with a mask per phase, and `check_task` on a task with no parallel view (its parallel checks
+are skipped).
+
+Run: python examples/secret_vote.py
+"""
+
+import re
+
+import numpy as np
+from gymnasium import spaces
+
+import mase
+from mase.checks import check_task
+from mase.task import ActionParse, InvalidAction, Outcome, Phase, PhaseQueue, TaskEnv
+
+VOTES = ("reject", "approve")  # a vote is action 0 or 1
+VALUES = np.arange(-3, 4)  # what an option may be worth to the team
+RULES = (
+    "Each round the leader proposes an option on the table; then everyone votes approve or "
+    "reject at once, unseen until all have voted. A strict majority adopts the option and the "
+    "team scores its value (-3 to 3); a rejection passes the leadership on. You know the values "
+    "of some options."
+)
+
+
+class SecretVoteEnv(TaskEnv):
+    """A rotating leader proposes an option; everyone votes on it at once, in secret."""
+
+    metadata = {"name": "secret_vote_v0", "render_modes": ["ansi", "human"]}
+    schedule = PhaseQueue()  # propose, then vote: next_phase says who acts
+
+    def __init__(self, n_players=4, n_options=4, max_cycles=8, obs_mode="both", render_mode=None):
+        super().__init__(obs_mode, render_mode, max_cycles)
+        self.possible_agents = [f"player_{i}" for i in range(n_players)]
+        self.n_options = n_options
+        self.set_spaces(2 + 2 * n_players + 4 * n_options, spaces.Discrete(max(n_options, 2)))
+
+    def new_episode(self, options):
+        k = self.n_options
+        self.values, self.table = self.np_random.choice(VALUES, size=k), list(range(k))
+        self.sees = {a: {i % k, (i + 1) % k} for i, a in enumerate(self.possible_agents)}
+        self.leader, self.proposal, self.score, self.votes, self.revealed = 0, None, 0.0, {}, {}
+
+    def next_phase(self, previous):
+        if previous is None or previous.name == "vote":
+            return Phase("propose", (self.possible_agents[self.leader],), ends_round=False)
+        return Phase("vote", tuple(self.agents), secret=True)  # the round ends with the vote
+
+    def apply(self, agent, action):
+        if self.phase.name == "propose":
+            if action not in self.table:
+                raise InvalidAction("not_on_table", f"option {action} is not on the table")
+            self.proposal = action
+            return [self.event("propose", agent, {("proposal", self.round): action})]
+        if action not in (0, 1):
+            raise InvalidAction("not_a_vote", f"{action} is neither 0 (reject) nor 1 (approve)")
+        self.votes[agent] = action
+        return [self.event("vote", agent, {("vote", agent): VOTES[action]})]
+
+    def end_round(self):  # the round ends with the vote, whose votes are revealed by now
+        option, self.proposal, self.revealed, self.votes = self.proposal, None, self.votes, {}
+        passed = option is not None and 2 * sum(self.revealed.values()) > len(self.agents)
+        gain = float(self.values[option]) if passed else 0.0
+        self.score += gain
+        if passed:
+            self.table.remove(option)
+        self.leader = (self.leader + (not passed)) % len(self.possible_agents)
+        if not self.table:
+            self.finish("all_adopted")
+        return Outcome([self.event("result", None, {("result", self.round): VOTES[passed]})], gain)
+
+    def metrics(self):
+        return {**super().metrics(), "score": self.score, "best": float(self.values.clip(0).sum())}
+
+    def true_facts(self):  # the ground truth Theory-of-Mind probes are scored against
+        votes = {("vote", a): VOTES[v] for a, v in self.revealed.items()}
+        return {**votes, **{("value", j): int(v) for j, v in enumerate(self.values)}}
+
+    def turn_view(self, agent):  # the private values, for the knowledge tracker
+        return {("value", j): int(self.values[j]) for j in self.sees[agent]}
+
+    def _mask(self, agent):  # the legal moves of the phase being played
+        legal = [0, 1] if self.phase.name == "vote" else self.table
+        return np.isin(np.arange(self.action_space(agent).n), legal).astype(np.int8)
+
+    def _vector(self, agent):
+        n, k = len(self.possible_agents), self.n_options
+        known = np.isin(np.arange(k), list(self.sees[agent]))
+        return np.concatenate([
+            [self.round / self.max_cycles, self.phase.name == "vote"], np.eye(n)[self.leader],
+            [self.revealed.get(a, 0) for a in self.possible_agents],  # the last revealed votes
+            np.eye(k + 1)[k if self.proposal is None else self.proposal][:k], known,
+            known * (self.values - VALUES[0]) / np.ptp(VALUES), ~np.isin(range(k), self.table),
+        ]).astype(np.float32)  # fmt: skip
+
+    def _text(self, agent):
+        known = ", ".join(f"option {j} is worth {self.values[j]}" for j in sorted(self.sees[agent]))
+        votes = ", ".join(f"{a} {VOTES[v]}" for a, v in self.revealed.items()) or "none yet"
+        said = " ".join(f'{e.actor}: "{e.note}"' for e in self.received_messages(agent))
+        return (
+            f"Round {self.round}, {self.phase.name}; leader {self.possible_agents[self.leader]}; "
+            f"proposal: {'none' if self.proposal is None else self.proposal}. You know {known}. "
+            f"On the table: {self.table}. Last votes: {votes}. Team score {self.score:g}. {said}"
+        )
+
+    def rules_text(self, agent):
+        return RULES
+
+    def legal_actions_text(self, agent):
+        voting = self.phase.name == "vote"
+        return list(VOTES) if voting else [f"propose option {j}" for j in self.table]
+
+    def parse_action(self, agent, text):
+        if self.phase.name == "vote":
+            found = [i for i, vote in enumerate(VOTES) if vote in text.lower()]
+        else:
+            found = [int(number) for number in re.findall(r"\d+", text)]
+        if len(found) == 1:
+            return ActionParse(found[0])
+        return ActionParse(
+            None, "name exactly one of: " + ", ".join(self.legal_actions_text(agent))
+        )
+
+
+mase.register("examples/SecretVote-v0", SecretVoteEnv)
+
+if __name__ == "__main__":
+    check_task("examples/SecretVote-v0", num_cycles=20)
+    summary = mase.evaluate("examples/SecretVote-v0", "random", episodes=5)
+    score, best = (summary["metrics"][k]["mean"] for k in ("score", "best"))
+    print(
+        f"SecretVote passes the MASE checker suite (no parallel view); a random team scores "
+        f"{score:.1f} of a possible {best:.1f} on average"
+    )

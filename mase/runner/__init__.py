@@ -1,0 +1,29 @@
+"""Run episodes and evaluations: seeded, recorded to JSONL, resumable, concurrent.
+
+``run_episode`` (:mod:`.episode`) plays one episode of any AEC env with a team of policies and
+returns a JSON-ready record. ``evaluate`` (:mod:`.evaluate`) plays many, appending one line per
+finished episode to ``episodes.jsonl`` (:mod:`.store`), and writes ``summary.json`` with each
+metric's mean, std, 95% confidence half-width and count (:func:`mase.report.summarize`).
+Interrupted evaluations resume: finished episodes are read back and not played again.
+``evaluate(..., concurrency=K)`` plays K episodes at once (:mod:`.pool`), each worker with its
+own env and team (:mod:`.teams`); the records do not depend on K.
+"""
+
+from mase.report import summarize
+from mase.runner.episode import EpisodeStopped, jsonable, policy_records, run_episode
+from mase.runner.evaluate import FLAG_WRAPPERS, evaluate, make_env, wrapper_specs
+from mase.runner.teams import parse_team, team_builder
+
+__all__ = [
+    "FLAG_WRAPPERS",
+    "EpisodeStopped",
+    "evaluate",
+    "jsonable",
+    "make_env",
+    "parse_team",
+    "policy_records",
+    "run_episode",
+    "summarize",
+    "team_builder",
+    "wrapper_specs",
+]

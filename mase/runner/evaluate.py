@@ -1,0 +1,277 @@
+"""Evaluations: many seeded episodes of one team, recorded, resumable, summarized.
+
+:func:`evaluate` builds the env (the task in its wrappers, :func:`make_env`), the team of each
+worker (:mod:`.teams`), plays the episodes not yet in the store (:mod:`.store`), one worker or
+many (:mod:`.pool`), and summarizes the records (:func:`mase.report.summarize`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from gymnasium.envs.registration import load_env_creator
+
+from mase.registry import make
+from mase.report import USAGE_KEYS, summarize
+from mase.runner.episode import EpisodeStopped, Team, jsonable, policy_records, run_episode
+from mase.runner.pool import play_concurrently
+from mase.runner.store import RunStore
+from mase.runner.teams import TeamSpec, team_builder, team_label, uses_llm
+
+#: The wrappers :func:`evaluate`'s flags add, innermost first: the message channel sits on
+#: the task; the belief state takes its ``"belief"`` key out of action dicts before the
+#: channel; the probe asks about the events of everything inside it; the recorder, outermost,
+#: sees every action as the policy gave it. Wrappers given as specs go between the probe and
+#: the recorder.
+FLAG_WRAPPERS = {
+    "messages": "mase.wrappers.message_channel:MessageChannel",
+    "belief": "mase.wrappers.belief_state:BeliefState",
+    "probes": "mase.wrappers.tom_probe:ToMProbe",
+    "record": "mase.wrappers.recorder:Recorder",
+}
+
+#: A wrapper to apply: a class or callable taking the env (or its ``"module:attribute"``), or
+#: ``(that, {keyword arguments})``.
+WrapperSpec = str | Callable[..., Any] | tuple[str | Callable[..., Any], Mapping[str, Any]]
+
+
+def _wrapper_target(target: str | Callable[..., Any]) -> Callable[..., Any]:
+    if not isinstance(target, str):
+        return target
+    try:
+        return load_env_creator(target)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise ValueError(f"cannot load the wrapper {target!r}: {exc}") from None
+
+
+def wrap(env: Any, spec: WrapperSpec) -> Any:
+    """``env`` in the wrapper ``spec`` names."""
+    target, kwargs = spec if isinstance(spec, tuple) else (spec, {})
+    return _wrapper_target(target)(env, **dict(kwargs))
+
+
+def describe_wrapper(spec: WrapperSpec) -> Any:
+    """A JSON-ready description of a wrapper spec (for ``config.json``)."""
+    target, kwargs = spec if isinstance(spec, tuple) else (spec, {})
+    if not isinstance(target, str):
+        target = f"{getattr(target, '__module__', '?')}:{getattr(target, '__qualname__', target)}"
+    return [target, jsonable(dict(kwargs))] if kwargs else target
+
+
+def wrapper_specs(wrappers: Sequence[WrapperSpec] = (), **flags: bool | float) -> list[WrapperSpec]:
+    """The whole wrapper list, innermost first: the flags' wrappers, then ``wrappers``.
+
+    Args:
+        wrappers: more wrappers (a protocol over the task, say), outside the probe.
+        **flags: ``messages``, ``belief``, ``probes``, ``record`` (:data:`FLAG_WRAPPERS`);
+            ``probes`` may be a number in (0, 1], the share of questions asked.
+
+    Raises:
+        ValueError: an unknown flag.
+    """
+    unknown = set(flags) - set(FLAG_WRAPPERS)
+    if unknown:
+        raise ValueError(f"unknown wrapper flags {sorted(unknown)}; known: {list(FLAG_WRAPPERS)}")
+    specs: list[WrapperSpec] = []
+    for flag in ("messages", "belief", "probes"):
+        value = flags.get(flag)
+        if value and flag == "probes" and not isinstance(value, bool):
+            specs.append((FLAG_WRAPPERS[flag], {"rate": float(value)}))  # a share of questions
+        elif value:
+            specs.append(FLAG_WRAPPERS[flag])
+    specs += list(wrappers)
+    if flags.get("record"):
+        specs.append(FLAG_WRAPPERS["record"])
+    return specs
+
+
+def make_env(
+    env_id: str,
+    env_kwargs: Mapping[str, Any] | None = None,
+    wrappers: Sequence[WrapperSpec] = (),
+    **flags: bool | float,
+) -> Any:
+    """The task ``env_id`` in the wrappers the flags ask for and those given (innermost first).
+
+    Args:
+        env_id: a registered task id.
+        env_kwargs: task arguments.
+        wrappers: more wrappers (see :func:`wrapper_specs`).
+        **flags: ``messages``, ``belief``, ``probes``, ``record`` (each default ``False``).
+
+    Raises:
+        ValueError: an unknown flag, or a wrapper that cannot be loaded.
+    """
+    specs = wrapper_specs(wrappers, **flags)
+    env = make(env_id, **dict(env_kwargs or {}))
+    for spec in specs:
+        env = wrap(env, spec)
+    return env
+
+
+def evaluate(
+    env_id: str,
+    team: TeamSpec,
+    episodes: int = 10,
+    seed: int = 0,
+    out: str | os.PathLike | None = None,
+    resume: bool = False,
+    env_kwargs: Mapping[str, Any] | None = None,
+    messages: bool = True,
+    progress: bool = False,
+    record_text: bool = True,
+    label: str | None = None,
+    concurrency: int = 1,
+    llm: Any = None,
+    probes: bool | float = False,
+    belief: bool = False,
+    record: bool = False,
+    wrappers: Sequence[WrapperSpec] = (),
+) -> dict:
+    """Play ``episodes`` seeded episodes (seeds ``seed``, ``seed + 1``, ...) and summarize.
+
+    With ``concurrency`` K > 1, K workers play episodes at once in threads (model calls wait
+    on the network, not the CPU), each with its own env and its own team: policy names are
+    built once per worker, policy objects are copied with their ``spawn()`` method (which
+    shares thread-safe resources such as a model client and its cache) or else deep-copied,
+    and a callable team is called once per worker's env. Every record depends only on its
+    episode's seed, so the records are the same whatever K; ``episodes.jsonl`` gets one line
+    per finished episode as it finishes (written by the calling thread, flushed and synced),
+    and is rewritten in episode order once all are done.
+
+    The env is the task in these wrappers, innermost first: ``MessageChannel``
+    (``messages``), ``BeliefState`` (``belief``), ``ToMProbe`` (``probes``), the
+    ``wrappers`` given, ``Recorder`` (``record``).
+
+    Args:
+        env_id: a registered task id.
+        team: a team spec string (see :func:`mase.runner.parse_team`), a dict seat -> policy
+            name or object, or a callable ``env -> team``.
+        episodes: how many episodes in all (finished ones count when resuming).
+        seed: seed of the first episode.
+        out: a directory for ``config.json``, ``episodes.jsonl`` and ``summary.json``
+            (nothing is written when ``None``).
+        resume: continue an interrupted evaluation in ``out``; without it an ``out`` that
+            already holds episodes is an error, so nothing is overwritten by accident.
+            Finished episodes are kept, failed ones are played again.
+        env_kwargs: task arguments.
+        messages: give the team a :class:`~mase.wrappers.MessageChannel` (the paper's
+            communication condition); ``False`` is the no-communication condition.
+        progress: show a progress bar.
+        record_text: keep each turn's text observation in the records.
+        label: the team's name in tables and ``config.json`` (default: from ``team``).
+        concurrency: episodes played at once.
+        llm: a :class:`mase.llm.LLMConfig` for the team's model seats (``llm``,
+            ``llm-belief``); ``None`` lets them read the environment (``OPENAI_BASE_URL``, ...).
+        probes: ask Theory-of-Mind questions (``ToMProbe``); policies answer with ``answer``.
+            A number in (0, 1] asks that share of the questions (fewer model calls).
+        belief: keep belief states (``BeliefState``).
+        record: record every event, and the prompts and replies of model seats (``Recorder``).
+        wrappers: more wrappers or protocols over the task (specs: a class, a callable
+            ``env -> env``, ``"module:Class"``, or ``(any of those, {kwargs})``).
+
+    Returns:
+        The summary (also written to ``summary.json``), see :func:`mase.report.summarize`.
+
+    Raises:
+        ValueError: a bad argument, a different set-up in ``out``, or a policy object that
+            cannot be copied for several workers.
+        FileExistsError: ``out`` holds episodes and ``resume`` is false.
+    """
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    env_kwargs = dict(env_kwargs or {})
+    flags = {"messages": messages, "belief": belief, "probes": probes, "record": record}
+    specs = wrapper_specs(wrappers, **flags)
+    env = make_env(env_id, env_kwargs, specs)
+    seats = list(env.possible_agents)
+
+    config: dict[str, Any] = {
+        "env_id": env_id,
+        "team": label or team_label(team),
+        "env_kwargs": jsonable(env_kwargs),
+        "messages": messages,
+        "seed": seed,
+    }
+    # only when set, so that runs made before these options existed still resume
+    config.update({flag: flags[flag] for flag in ("belief", "probes", "record") if flags[flag]})
+    if wrappers:
+        config["wrappers"] = [describe_wrapper(spec) for spec in wrappers]
+    if uses_llm(team, seats) and llm is not None and getattr(llm, "model", None):
+        config["model"] = llm.model
+
+    store = RunStore(out, config, episodes, resume)
+    done = store.done()
+    todo = [i for i in range(episodes) if i not in done]
+    workers = max(1, min(concurrency, len(todo)))
+    envs = [env] + [make_env(env_id, env_kwargs, specs) for _ in range(workers - 1)]
+    build_team = team_builder(team, seats, llm, concurrency)
+    try:
+        teams = [build_team(e, w) for w, e in enumerate(envs)]
+    except BaseException:
+        for e in envs:
+            e.close()
+        raise
+
+    stop = threading.Event()
+
+    def play(env: Any, policies: Team, i: int) -> dict:
+        return {"episode": i, **_play_or_fail(env, policies, seed + i, record_text, stop)}
+
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=episodes, initial=episodes - len(todo), desc=config["team"], unit="ep")
+
+    def finished(record: dict) -> None:
+        store.add(record)
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        if workers == 1:
+            for i in todo:
+                finished(play(envs[0], teams[0], i))
+        else:
+            play_concurrently(todo, list(zip(envs, teams, strict=True)), play, finished, stop)
+    finally:
+        if bar is not None:
+            bar.close()
+        for e in envs:
+            e.close()
+
+    summary = {**config, **summarize(store.records)}
+    store.close(summary)
+    return summary
+
+
+def _play_or_fail(
+    env: Any, policies: Team, seed: int, record_text: bool, stop: threading.Event
+) -> dict:
+    """The episode's record, or a failure record with the reason and what it cost."""
+    try:
+        return run_episode(
+            env, policies, seed=seed, record_text=record_text, should_stop=stop.is_set
+        )
+    except EpisodeStopped:
+        raise
+    except Exception as exc:  # a policy or endpoint failure: record it, go on
+        record = {
+            "seed": seed,
+            "failed": True,
+            "error": f"{type(exc).__name__}: {exc}",
+            "traceback": traceback.format_exc(limit=5),
+        }
+        try:  # what the failed episode cost, as far as the policies can tell
+            _, usage = policy_records(env, policies)
+        except Exception:  # noqa: BLE001 - the failure itself is what gets recorded
+            usage = {}
+        usage = {k: v for k, v in usage.items() if k in USAGE_KEYS}
+        if usage:
+            record["usage"] = usage
+        return record

@@ -1,0 +1,208 @@
+"""The task contract: every registered task passes the same checks, and each new task inherits them.
+
+Parametrized over the registry (the built-in tasks and the examples' tasks), so a task added to
+MASE or registered by an example runs all of this without a line of new test code:
+
+- PettingZoo's and Gymnasium's checkers in every observation mode (``mase.checks.check_task``);
+- seeded ``mase.evaluate`` runs of a random team (and of the scripted team where the task has
+  one) that give the same records twice;
+- input a policy may give that is not a move (garbage text, a float, ``None``, a huge string)
+  is an invalid action with a readable reason, never an exception, and spends the turn; a dict
+  with a key no wrapper took is a clear error naming the wrapper;
+- where the task declares them: one episode of LLM seats through the real ``openai`` client
+  against the task's offline model (with its probes answered), and a leak scan: no fact in an
+  agent's text observation comes from an event it was not in the audience of, and a message
+  sent to one seat reaches no other.
+
+A defect found in one task that could happen in any becomes a check here.
+"""
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import mase
+from mase.agents import LLMAgent, RandomPolicy
+from mase.checks import check_task
+from mase.llm import LLMConfig, offline_server
+from mase.runner import run_episode
+from mase.spaces import OBS_MODES
+from mase.task import TaskEnv
+from mase.wrappers import MessageChannel, Recorder, ToMProbe
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+#: The examples that register a task of their own.
+TASK_EXAMPLES = ("register_task.py", "secret_vote.py")
+
+for _name in TASK_EXAMPLES:
+    _spec = importlib.util.spec_from_file_location(_name[:-3], EXAMPLES / _name)
+    _spec.loader.exec_module(importlib.util.module_from_spec(_spec))
+
+#: The task packages' ids (built-in and installed) and the examples': not whatever other test
+#: modules registered, so that every test process collects the same tests.
+TASKS = sorted(
+    [i for package in mase.tasks.packages() for i in package.envs]
+    + ["examples/ColourMatch-v0", "examples/SecretVote-v0"]
+)
+
+
+def task_class(env_id: str) -> type[TaskEnv]:
+    creator, _ = mase.registry.env_creator(env_id)
+    return creator
+
+
+def declaring(attribute: str) -> list[str]:
+    """The tasks whose env class sets ``attribute`` (a scripted policy, a model, probes)."""
+    return [i for i in TASKS if getattr(task_class(i), attribute, None)]
+
+
+def implementing(method: str) -> list[str]:
+    """The tasks that implement an optional hook of TaskEnv."""
+    return [i for i in TASKS if getattr(task_class(i), method) is not getattr(TaskEnv, method)]
+
+
+def test_the_registry_holds_the_built_in_and_example_tasks():
+    assert "mase/SearchRescue-v0" in TASKS
+    assert set(TASKS) <= set(mase.list_envs())
+
+
+# -- checkers ---------------------------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("obs_mode", OBS_MODES)
+@pytest.mark.parametrize("env_id", TASKS)
+def test_checkers(env_id, obs_mode):
+    check_task(env_id, obs_modes=[obs_mode])
+
+
+# -- seeded evaluations -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "env_id, team",
+    [(i, "random") for i in TASKS] + [(i, "scripted") for i in declaring("scripted_policy")],
+)
+def test_same_seed_same_records(tmp_path, env_id, team):
+    for run in ("a", "b"):
+        mase.evaluate(env_id, team, episodes=2, seed=11, out=tmp_path / run)
+    a = (tmp_path / "a" / "episodes.jsonl").read_text()
+    assert a == (tmp_path / "b" / "episodes.jsonl").read_text()
+    records = [json.loads(line) for line in a.splitlines()]
+    assert [r["seed"] for r in records] == [11, 12]
+    for record in records:
+        assert not record.get("failed"), record.get("error")
+        assert {t["agent"] for t in record["turns"]} == set(mase.make(env_id).possible_agents)
+        assert record["metrics"]["ended_by"] and record["metrics"]["rounds"] >= 1
+
+
+# -- input that is not a move -----------------------------------------------------------------
+
+NOT_MOVES = ["", "\x00\U0001f4a5 ???", "x" * 100_000, 2.5, None, float("nan"), -1, 10**12]
+
+
+@pytest.mark.parametrize("env_id", TASKS)
+@pytest.mark.parametrize("given", NOT_MOVES, ids=lambda g: repr(g)[:12])
+def test_input_that_is_not_a_move_is_an_invalid_action_with_a_reason(env_id, given):
+    env = mase.make(env_id)
+    env.reset(seed=0)
+    base = env.unwrapped
+    if base.phase.speech and isinstance(given, str):
+        pytest.skip("any text is an utterance in a speech phase")
+    agent, turns = env.agent_selection, base.turns
+    env.step(given)
+    assert base.turns == turns + 1  # the turn is spent
+    last = next(e for e in reversed(base.event_log) if e.actor == agent)
+    assert last.kind == "invalid" and last.audience == {agent}
+    reason = base.infos[agent]["invalid_action"]
+    assert isinstance(reason, str) and reason.strip()
+    assert len(base.observe_text(agent)) <= 16_384
+
+
+@pytest.mark.parametrize("env_id", TASKS)
+def test_dict_keys_no_wrapper_took_are_a_clear_error(env_id):
+    env = mase.make(env_id)
+    env.reset(seed=0)
+    with pytest.raises(TypeError, match="MessageChannel"):
+        env.step({"action": 0, "message": "hello"})
+    with pytest.raises(TypeError, match="unknown keys"):
+        env.step({"action": 0, "mood": "cheerful"})
+
+
+@pytest.mark.parametrize("env_id", TASKS)
+def test_step_before_reset_is_a_clear_error(env_id):
+    with pytest.raises(RuntimeError, match="reset"):
+        mase.make(env_id).step(0)
+
+
+# -- LLM seats on the offline model ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("env_id", declaring("language_model"))
+def test_an_episode_of_llm_seats_on_the_offline_model(env_id):
+    env = MessageChannel(mase.make(env_id))
+    if getattr(task_class(env_id), "tom_probes", None):
+        env = ToMProbe(env)
+    with offline_server(env_id) as server:
+        config = LLMConfig(base_url=server.base_url, cache=False)
+        team = {seat: LLMAgent(config) for seat in env.possible_agents}
+        record = run_episode(env, team, seed=0)
+    metrics = record["metrics"]
+    assert metrics["llm_calls"] > 0 and metrics["llm_errors"] == 0
+    assert metrics["llm_valid_output_rate"] > 0.5
+    for probe in record.get("probes", []):
+        assert isinstance(probe["truth"], bool) and probe["reply"] is not None
+
+
+# -- leaks ------------------------------------------------------------------------------------
+
+
+class Whisperer(RandomPolicy):
+    """Random moves, and each turn a secret sent directly to one teammate only."""
+
+    def act(self, observation, info):
+        mates = [a for a in self.env.possible_agents if a != self.agent]
+        target = mates[self.env.unwrapped.turns % len(mates)]
+        secret = f"secret-{self.env.unwrapped.turns}-{target}."
+        return {"action": super().act(observation, info), "message": secret, "to": [target]}
+
+
+def facts_of(base, text):
+    return {(key, repr(value)) for key, value in base.parse_facts(text).items()}
+
+
+@pytest.mark.parametrize("env_id", implementing("parse_facts"))
+def test_no_observation_states_a_fact_from_outside_the_agents_audience(env_id):
+    checked = 0
+    for seed in range(3):
+        env = Recorder(MessageChannel(mase.make(env_id, obs_mode="text"), topology="direct"))
+        team = {seat: Whisperer() for seat in env.possible_agents}
+        env.reset(seed=seed)
+        base = env.unwrapped
+        for seat, policy in team.items():
+            policy.reset(seat, env, seed=seed)
+        allowed = {seat: facts_of(base, base.rules_text(seat)) for seat in env.possible_agents}
+        read = 0
+        for agent in env.agent_iter():
+            obs, _, terminated, truncated, info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            base.knowledge()  # logs what the agent sees at the start of its turn
+            for event in base.event_log[read:]:
+                for seat in event.audience:
+                    allowed[seat] |= {(k, repr(v)) for k, v in event.facts.items()}
+                    if event.kind == "message":
+                        allowed[seat] |= facts_of(base, event.note)
+            read = len(base.event_log)
+            text = obs["text"]
+            for secret in re.findall(r"secret-\d+-(\w+)\.", text):
+                assert secret == agent, f"{agent} was shown a secret sent to {secret}"
+            stated = facts_of(base, text)
+            assert stated <= allowed[agent], (agent, sorted(stated - allowed[agent]))
+            checked += 1
+            env.step(team[agent].act(obs, info))
+    assert checked > 20
