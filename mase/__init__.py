@@ -1,10 +1,11 @@
 """MASE: multi-agent collaboration tasks for LLM teams and MARL baselines.
 
 >>> import mase
->>> env = mase.make("mase/SearchRescue-v0")
+>>> env_id = mase.list_envs("mase")[0]  # the built-in tasks and any installed ones
+>>> env = mase.make(env_id)  # a PettingZoo AEC env
 >>> env.reset(seed=0)
->>> env.possible_agents
-['alpha', 'bravo', 'charlie']
+>>> env.agent_selection in env.possible_agents
+True
 """
 
 from mase import agents, baselines, tasks, wrappers

@@ -466,7 +466,7 @@ def _add_task_arguments(p: argparse.ArgumentParser, optional: bool = False) -> N
         action="append",
         type=_env_arg,
         metavar="KEY=VALUE",
-        help="task argument, e.g. --env-arg wrong_cutter=explode (repeatable)",
+        help="task argument, e.g. --env-arg max_cycles=20 (repeatable)",
     )
 
 

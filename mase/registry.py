@@ -44,10 +44,12 @@ def register(id: str, entry_point: str | Callable[..., AECEnv], **defaults: Any)
 
     Example:
         >>> import mase
-        >>> mase.register("demo/Rescue5-v0", "mase.envs.search_rescue:SearchRescueEnv",
-        ...               obs_mode="vector")
-        >>> "demo/Rescue5-v0" in mase.list_envs()
+        >>> creator, _ = mase.registry.env_creator(mase.list_envs("mase")[0])  # any task's class
+        >>> mase.register("demo/VectorOnly-v0", creator, obs_mode="vector")
+        >>> "demo/VectorOnly-v0" in mase.list_envs()
         True
+        >>> sorted(mase.make("demo/VectorOnly-v0").observation_space(creator().possible_agents[0]))
+        ['action_mask', 'observation']
     """
     if _AEC_KEY in defaults:
         raise TypeError(f"{_AEC_KEY!r} is reserved; pass the constructor as entry_point")
@@ -58,9 +60,15 @@ def register(id: str, entry_point: str | Callable[..., AECEnv], **defaults: Any)
     )
 
 
-def list_envs() -> list[str]:
-    """Ids of every registered MASE task, sorted."""
-    return sorted(i for i, spec in gymnasium.registry.items() if _AEC_KEY in spec.kwargs)
+def list_envs(namespace: str | None = None) -> list[str]:
+    """Ids of every registered MASE task, sorted; with ``namespace``, only ``namespace/...``.
+
+    >>> import mase
+    >>> all(i.startswith("mase/") for i in mase.list_envs("mase"))  # MASE's own tasks
+    True
+    """
+    found = (i for i, spec in gymnasium.registry.items() if _AEC_KEY in spec.kwargs)
+    return sorted(i for i in found if namespace is None or i.startswith(namespace + "/"))
 
 
 def env_creator(id: str) -> tuple[Callable[..., AECEnv], dict[str, Any]]:

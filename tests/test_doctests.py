@@ -12,6 +12,7 @@ MODULES = [
     "mase.llm.server",
     "mase.protocol",
     "mase.wrappers.tom_probe",
+    "mase.envs.search_rescue.tom",
 ]
 
 

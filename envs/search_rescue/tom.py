@@ -24,6 +24,15 @@ expressions made from it, so the offline model can answer a question from a beli
 a successful action by agent A they ask A, at A's next turn, three questions per kind the
 action bears on: introspection, first order about one teammate P, second order about P.
 
+>>> import mase
+>>> from mase.wrappers import MessageChannel, ToMProbe
+>>> env = ToMProbe(MessageChannel(mase.make("mase/SearchRescue-v0")))
+>>> env.reset(seed=0)
+>>> for _ in range(3):  # Alpha, Bravo and Charlie inspect the bomb in their room
+...     env.step(0)
+>>> [q["question"] for q in env.infos["alpha"]["tom_questions"]][:1]
+['Do you know the sequence of bomb 5?']
+
 =========  =================  ========================================================
 action     kinds              subject
 =========  =================  ========================================================

@@ -64,14 +64,15 @@ class LLMAgent(Policy):
     Example:
         >>> import mase
         >>> from mase.llm import offline_server
-        >>> env = mase.wrappers.MessageChannel(mase.make("mase/SearchRescue-v0"))
+        >>> env = mase.wrappers.MessageChannel(mase.make(mase.list_envs("mase")[0]))
         >>> env.reset(seed=0)
-        >>> with offline_server(env) as server:
+        >>> seat = env.agent_selection
+        >>> with offline_server(env) as server:  # the task's offline model
         ...     agent = LLMAgent(LLMConfig(base_url=server.base_url, cache=False))
-        ...     agent.reset("alpha", env)
-        ...     reply = agent.act(env.observe("alpha"), {})
-        >>> reply.splitlines()[0]
-        'Action selection: inspect bomb'
+        ...     agent.reset(seat, env)
+        ...     reply = agent.act(env.observe(seat), {})
+        >>> reply.startswith("Action selection:")
+        True
         >>> agent.episode_record()["metrics"]["llm_valid_outputs"]
         1
     """

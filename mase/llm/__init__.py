@@ -2,11 +2,11 @@
 
 >>> import mase
 >>> from mase.llm import ChatClient, LLMConfig, offline_server
->>> with offline_server("mase/SearchRescue-v0") as server:
+>>> with offline_server(mase.list_envs("mase")[0]) as server:  # a task's offline model
 ...     client = ChatClient(LLMConfig(base_url=server.base_url, cache=False))
 ...     reply = client.complete([{"role": "user", "content": "hello"}])
->>> reply.text.splitlines()[0]
-'Action selection: inspect bomb'
+>>> reply.text.startswith("Action selection:")  # a prompt it cannot read: a safe reply
+True
 """
 
 from __future__ import annotations
@@ -51,8 +51,7 @@ def offline_server(
     """An offline server (not yet started) whose model is the task's scripted language model.
 
     Args:
-        env_or_task: an env (possibly wrapped), or a registered env id such as
-            ``"mase/SearchRescue-v0"``.
+        env_or_task: an env (possibly wrapped), or a registered task id.
         faults: misbehaviour to inject.
         port: port to bind; 0 picks a free one.
         host: address to bind (loopback by default).

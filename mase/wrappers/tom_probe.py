@@ -12,7 +12,7 @@ the accuracy per level and every probe with its truth, reply and score.
 
 A probe hook is a function ``hook(context) -> iterable of Question``; the task's built-in
 hooks are named by its ``tom_probes`` attribute (search and rescue: the paper's questions,
-:data:`mase.envs.search_rescue.tom.PAPER_PROBES`). ``examples/custom_probe.py`` adds one.
+the paper's questions for a task from a paper). ``examples/custom_probe.py`` adds one.
 The probe types live in :mod:`mase.probes`, below tasks and wrappers; this module re-exports
 them for code that imports them from here.
 """
@@ -48,14 +48,21 @@ class ToMProbe(BaseWrapper):
 
     Example:
         >>> import mase
-        >>> from mase.wrappers import MessageChannel
-        >>> from mase.wrappers.tom_probe import ToMProbe
-        >>> env = ToMProbe(MessageChannel(mase.make("mase/SearchRescue-v0")))
+        >>> from mase.probes import Question
+        >>> def did_they_see(context):  # after each move that showed facts, ask the mover
+        ...     for event in context.events:
+        ...         others = event.audience - {context.agent}
+        ...         if event.actor == context.agent and event.facts and others:
+        ...             yield Question(context.agent, "first_order", "move", "Did they see it?",
+        ...                            tuple(event.facts), about=min(others))
+        >>> env = ToMProbe(mase.make(mase.list_envs("mase")[0]), probes=[did_they_see])
         >>> env.reset(seed=0)
-        >>> env.step(0)  # Alpha inspects the bomb in its room
-        >>> [env.step(0) for _ in range(2)] and None  # Bravo and Charlie inspect too
-        >>> [q["question"] for q in env.infos["alpha"]["tom_questions"]][:1]
-        ['Do you know the sequence of bomb 5?']
+        >>> for agent in env.agent_iter(12):
+        ...     obs, _, ended, cut, _ = env.last()
+        ...     env.step(None if ended or cut else int(obs["action_mask"].argmax()))
+        >>> records = env.episode_record()["probes"]
+        >>> len(records) > 0, all(r["truth"] for r in records)  # the audience saw it
+        (True, True)
     """
 
     def __init__(

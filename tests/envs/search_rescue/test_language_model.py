@@ -205,14 +205,14 @@ def test_an_unreadable_question_gets_a_no():
 
 
 def test_a_team_in_belief_mode_defuses_everything():
-    agents = pytest.importorskip("mase.agents.llm")
+    from mase.agents.llm import LLMAgent
     from mase.llm import ChatClient, LLMConfig, offline_server
 
     env = MessageChannel(mase.make("mase/SearchRescue-v0"))
     env.reset(seed=0)
     with offline_server(env) as server:
         client = ChatClient(LLMConfig(base_url=server.base_url, cache=False))
-        team = {a: agents.LLMAgent(client=client, belief=True) for a in env.agents}
+        team = {a: LLMAgent(client=client, belief=True) for a in env.agents}
         for seat, policy in team.items():
             policy.reset(seat, env)
         for agent in env.agent_iter():
