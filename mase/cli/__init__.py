@@ -1,0 +1,233 @@
+"""The ``mase`` command: list tasks, evaluate teams, play a seat, train, report, serve.
+
+``build_parser`` is the whole command line; each command is a function of
+:mod:`mase.cli.commands`, and the model-seat options live in :mod:`mase.cli.models`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from typing import Any
+
+import mase
+from mase.agents import policy_names
+from mase.cli.commands import (
+    cmd_eval,
+    cmd_list,
+    cmd_play,
+    cmd_report,
+    cmd_serve,
+    cmd_train,
+)
+from mase.cli.models import FAULT_FLAGS, model_endpoint
+from mase.presets import preset_names
+from mase.registry import UnknownArgumentError, UnknownEnvError
+
+
+def _env_arg(text: str) -> tuple[str, Any]:
+    """``key=value`` with the value read as a Python literal when it is one."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
+    try:
+        return key, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return key, value
+
+
+def _add_fault_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--latency", type=float, default=0.0, metavar="S", help="seconds added per reply"
+    )
+    for name, text in FAULT_FLAGS.items():
+        p.add_argument(f"--{name}", type=float, default=0.0, metavar="P", help=text + " (0)")
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _add_model_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of model seats: endpoint, cache, prices, the offline model and its faults."""
+    g = p.add_argument_group(
+        "model seats",
+        "for the llm and llm-belief policies; the key comes only from OPENAI_API_KEY",
+    )
+    g.add_argument("--model", help="model id (default: $MASE_MODEL, else mase-offline)")
+    g.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+    cache = g.add_mutually_exclusive_group()
+    cache.add_argument("--no-cache", action="store_true", help="call the model every time")
+    cache.add_argument(
+        "--cache",
+        metavar="PATH",
+        help="response cache file (default ~/.cache/mase/responses.sqlite)",
+    )
+    g.add_argument(
+        "--prices",
+        metavar="FILE.json",
+        help='prices: {"model": [usd/1M prompt, usd/1M completion]}',
+    )
+    g.add_argument(
+        "--offline",
+        action="store_true",
+        help="serve the task's offline model in-process for the model seats (presets do this "
+        "unless --model or --base-url is given); the fault options make it misbehave",
+    )
+    f = p.add_argument_group("offline model faults (with --offline, as `mase serve`)")
+    _add_fault_arguments(f)
+    f.add_argument("--fault-seed", type=int, default=0, help="seed of the fault draws (default 0)")
+
+
+def _add_task_arguments(p: argparse.ArgumentParser, optional: bool = False) -> None:
+    p.add_argument(
+        "env",
+        nargs="?" if optional else None,
+        help="a task id (`mase list` shows them)",
+    )
+    p.add_argument("--no-messages", action="store_true", help="no message channel")
+    p.add_argument(
+        "--env-arg",
+        action="append",
+        type=_env_arg,
+        metavar="KEY=VALUE",
+        help="task argument, e.g. --env-arg max_cycles=20 (repeatable)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``mase`` command."""
+    parser = argparse.ArgumentParser(
+        prog="mase",
+        description="MASE: multi-agent collaboration tasks for LLM teams and MARL baselines.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("list", help="list the registered tasks", description="List the tasks.")
+    p.set_defaults(func=cmd_list)
+
+    team_help = (
+        "policies: one name for every seat, or seat=name pairs, e.g. "
+        f"'random,SEAT=scripted'; names: {', '.join(policy_names())}, and the task's own "
+        "(`mase list` shows them)"
+    )
+    p = sub.add_parser(
+        "eval",
+        help="evaluate teams over seeded episodes",
+        description="Play seeded episodes with each team, write records, print a table.",
+    )
+    _add_task_arguments(p, optional=True)
+    p.add_argument(
+        "--preset",
+        choices=preset_names(),
+        help="run a preset's teams and print the paper's numbers beside the measured ones",
+    )
+    p.add_argument("--team", action="append", help=team_help + " (repeat for several teams)")
+    p.add_argument("--episodes", type=int, default=10, help="episodes per team (default 10)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first episode (default 0)")
+    p.add_argument("--out", help="output directory for config.json, episodes.jsonl, summary.json")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted evaluation")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--concurrency",
+        type=_positive_int,
+        default=1,
+        metavar="K",
+        help="episodes played at once, each with its own env and team (default 1)",
+    )
+    p.add_argument("--probes", action="store_true", help="ask Theory-of-Mind questions")
+    p.add_argument(
+        "--probe-rate",
+        type=float,
+        metavar="P",
+        help="ask this share of the Theory-of-Mind questions (implies --probes; default: all)",
+    )
+    p.add_argument("--belief-state", action="store_true", help="keep belief states (BeliefState)")
+    p.add_argument(
+        "--record", action="store_true", help="record all events, and model prompts and replies"
+    )
+    _add_model_arguments(p)
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser(
+        "play",
+        help="play one seat yourself in the terminal",
+        description="Play one seat: you see the task's rules and your observations, and type "
+        "your action in words (the legal ones are listed), optionally followed by "
+        "'Message to Team: ...'.",
+    )
+    _add_task_arguments(p)
+    _add_model_arguments(p)
+    p.add_argument("--seat", help="your seat (default: the first agent)")
+    p.add_argument("--team", default="scripted", help="policies for the other seats; " + team_help)
+    p.add_argument("--seed", type=int, default=None, help="episode seed (default: random)")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser(
+        "train",
+        help="train a baseline (needs the rl extra: pip install 'mase-suite[rl]')",
+        description="Train a baseline. `mase train TRAINER --help` lists its options.",
+    )
+    p.add_argument(
+        "trainer",
+        choices=sorted(mase.baselines.TRAINERS),
+        help="; ".join(f"{k}: {v[1]}" for k, v in sorted(mase.baselines.TRAINERS.items())),
+    )
+    p.add_argument("options", nargs=argparse.REMAINDER, help="the trainer's options")
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser(
+        "report",
+        help="print tables from evaluation directories",
+        description="Tabulate the summary.json files under the given directories; with --plot, "
+        "draw the learning curves of the training logs there.",
+    )
+    p.add_argument("paths", nargs="+", help="evaluation or training output directories")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the training logs' learning curves")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser(
+        "serve",
+        help="serve an offline OpenAI-compatible model (no key, no network)",
+        description="Serve a task's offline language model (a scripted policy that reads only "
+        "the prompt) at an OpenAI-compatible endpoint on loopback; give the printed base URL "
+        "to any OpenAI client. Fault options make it misbehave like a hosted endpoint, to test "
+        "a harness. Ctrl-C stops it.",
+    )
+    p.add_argument(
+        "--env", required=True, metavar="ID", help="the task whose model to serve (`mase list`)"
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port; 0 picks a free one (default 8000)")
+    _add_fault_arguments(p)
+    p.add_argument("--seed", type=int, default=0, help="seed of the fault draws (default 0)")
+    p.set_defaults(func=cmd_serve)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``mase`` command."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (
+        ValueError,
+        FileExistsError,
+        FileNotFoundError,
+        UnknownEnvError,
+        UnknownArgumentError,
+    ) as exc:
+        print(f"mase {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        out = getattr(args, "out", None)
+        where = f"; finished episodes are saved in {out}: add --resume to go on" if out else ""
+        print(f"\nmase {args.command}: interrupted{where}", file=sys.stderr)
+        return 130
+
+
+__all__ = ["build_parser", "main", "model_endpoint"]

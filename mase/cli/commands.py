@@ -1,0 +1,301 @@
+"""The ``mase`` commands: list, eval, play, train, report, serve (the parser is in ``__init__``)."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import importlib
+import inspect
+import json
+import re
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import mase
+from mase.agents import HumanPolicy, is_llm, make_policy
+from mase.cli.models import model_endpoint, read_faults
+from mase.presets import Preset, Team, load_preset, preset_names
+from mase.report import (
+    DEFAULT_COLUMNS,
+    belief_line,
+    comparison_table,
+    find_training_logs,
+    load_summaries,
+    plot_learning_curves,
+    results_table,
+    tom_table,
+    usage_line,
+)
+from mase.runner import evaluate, parse_team, run_episode
+from mase.wrappers import MessageChannel
+
+
+def _team_dir(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", label).strip("_") or "team"
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """Print every registered task with the first line of its documentation, and the presets."""
+    for env_id in mase.list_envs():
+        creator, _ = mase.registry.env_creator(env_id)
+        doc = (creator.__doc__ or "").strip().splitlines()
+        print(f"{env_id:28s} {doc[0] if doc else ''}")
+        own = sorted(getattr(creator, "policies", {}))
+        if own:
+            print(f"{'':28s} its own policies: {', '.join(own)}")
+    names = preset_names()
+    if names:
+        print("\npresets (mase eval --preset NAME): " + ", ".join(names))
+    for problem in mase.tasks.problems():
+        print(f"warning: {problem}", file=sys.stderr)
+    return 0
+
+
+#: Columns added to the results table when a model played: (metric, header, format).
+USAGE_COLUMNS = (
+    ("llm_calls", "LLM calls", "{:.0f}"),
+    ("llm_tokens", "tokens", "{:.0f}"),
+    ("cost_usd", "cost $", "{:.4f}"),
+)
+
+
+def _table_columns(summaries: list[dict]) -> tuple[tuple[str, str, str], ...]:
+    """The results table's columns: the defaults, then usage and belief accuracy if measured."""
+    columns = DEFAULT_COLUMNS
+    if any(s["metrics"].get("llm_calls") for s in summaries):
+        columns += USAGE_COLUMNS
+    if any("belief_accuracy" in s["metrics"] for s in summaries):
+        columns += (("belief_accuracy", "belief accuracy", "{:.1%}"),)
+    return columns
+
+
+def _eval_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The :func:`mase.evaluate` arguments every team of a ``mase eval`` shares."""
+    return {
+        "episodes": args.episodes,
+        "seed": args.seed,
+        "resume": args.resume,
+        "progress": not args.quiet,
+        "concurrency": args.concurrency,
+        "probes": _probes(args),
+        "belief": args.belief_state,
+        "record": args.record,
+    }
+
+
+def _probes(args: argparse.Namespace) -> bool | float:
+    """``--probes`` and ``--probe-rate`` as :func:`mase.evaluate`'s ``probes``."""
+    if args.probe_rate is None:
+        return args.probes
+    if not 0.0 < args.probe_rate <= 1.0:
+        raise ValueError(f"--probe-rate must be in (0, 1], got {args.probe_rate}")
+    return args.probe_rate
+
+
+def _print_extras(summaries: list[dict], paper: dict[str, dict] | None = None) -> None:
+    """The ToM table and the model usage, when there are any."""
+    if any(s.get("tom") for s in summaries):
+        print("\nTheory-of-Mind accuracy (pooled over all questions; n = questions answered)")
+        print(tom_table(summaries, paper))
+    for s in summaries:
+        if s.get("usage"):
+            print(usage_line(s))
+        if belief_line(s):
+            print(belief_line(s))
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Evaluate one or more teams, or a preset's teams, and print the results table.
+
+    One path for both: ``--team`` gives rows of their own (one table), ``--preset`` gives the
+    preset's rows and its paper's numbers to print beside them.
+    """
+    preset = load_preset(args.preset) if args.preset else None
+    if preset is not None:
+        if args.env and args.env != preset.env_id:
+            raise ValueError(f"preset {args.preset} runs {preset.env_id}, not {args.env}")
+        if args.team:
+            raise ValueError("--preset runs the preset's own teams; it does not take --team")
+        env_id, rows = preset.env_id, list(preset.teams)
+        env_kwargs = {**preset.env_kwargs, **dict(args.env_arg or [])}
+    elif args.env:
+        env_id, env_kwargs = args.env, dict(args.env_arg or [])
+        rows = [Team(spec, spec, messages=True) for spec in args.team or ["scripted"]]
+    else:
+        raise ValueError("name a task (see `mase list`) or a --preset")
+    seats = list(mase.make(env_id, **env_kwargs).possible_agents)
+    llm_rows = {r.label for r in rows if any(map(is_llm, parse_team(r.spec, seats).values()))}
+    offline_default = preset is not None
+    summaries: dict[str, dict] = {}
+    labels: dict[str, str] = {}
+    with model_endpoint(args, env_id, sorted(llm_rows), offline_default) as (llm, where):
+        model = "offline model" if where and "offline" in where else getattr(llm, "model", None)
+        for row in rows:
+            label = row.label
+            if preset is not None and row.label in llm_rows:
+                label = f"{row.label} ({model})"
+            labels[row.label] = label
+            options = _eval_options(args)
+            options["probes"] = options["probes"] or row.probes
+            options["belief"] = options["belief"] or row.belief
+            summaries[row.label] = evaluate(
+                env_id,
+                row.spec,
+                out=_row_out(args.out, label, len(rows), preset is not None),
+                env_kwargs=env_kwargs,
+                messages=row.messages and not args.no_messages,
+                label=label,
+                llm=llm if row.label in llm_rows else None,
+                **options,
+            )
+    seeds = f"seeds {args.seed}...{args.seed + args.episodes - 1}"
+    if preset is None:
+        print(f"\n{env_id}  ({args.episodes} episodes per team, {seeds})")
+        print(results_table(list(summaries.values()), _table_columns(list(summaries.values()))))
+        _print_extras(list(summaries.values()))
+    else:
+        _print_preset(args, preset, summaries, labels, seeds)
+    if where:
+        print(f"model seats: {where}")
+    if preset is not None and preset.source:
+        print(f"paper: {preset.source}")
+    if args.out and preset is None:
+        print(f"\nrecords: {args.out}")
+    return 0
+
+
+def _row_out(out: str | None, label: str, rows: int, preset: bool) -> Path | None:
+    """Where a row's records go: ``out`` itself for one team, else a folder per team."""
+    if not out:
+        return None
+    return Path(out) / _team_dir(label) if rows > 1 or preset else Path(out)
+
+
+def _print_preset(
+    args: argparse.Namespace,
+    preset: Preset,
+    summaries: dict[str, dict],
+    labels: dict[str, str],
+    seeds: str,
+) -> None:
+    """The preset's table with the paper's numbers, its notes and the extras."""
+    print(f"\n{preset.env_id}: {args.preset} ({args.episodes} episodes per team, {seeds})")
+    print(comparison_table(preset, summaries, labels))
+    for note in preset.notes:
+        print(textwrap.fill(note, 100))
+    paper = {
+        labels[t.label]: preset.paper[t.paper_row]
+        for t in preset.teams
+        if t.paper_row in preset.paper
+    }
+    _print_extras([summaries[t.label] for t in preset.teams], paper)
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """A person plays one seat in the terminal; the other seats are played by policies."""
+    env = mase.make(args.env, **dict(args.env_arg or []))
+    if not args.no_messages:
+        env = MessageChannel(env)
+    seats = list(env.possible_agents)
+    seat = args.seat or seats[0]
+    if seat not in seats:
+        raise SystemExit(f"--seat must be one of {seats}, got {seat!r}")
+    names = parse_team(args.team, seats)
+    others = [s for s in seats if s != seat]
+    llm_teams = [args.team] if any(is_llm(names[s]) for s in others) else []
+    with model_endpoint(args, args.env, llm_teams) as (llm, where):
+        if where:
+            print(f"model seats: {where}")
+        team = {s: make_policy(names[s], env, llm=llm) for s in others}
+        team[seat] = HumanPolicy()
+        record = run_episode(env, team, seed=args.seed)
+    print("\nGame over:", ", ".join(f"{k} {v}" for k, v in record["metrics"].items()))
+    return 0
+
+
+def _field_docs(cls: type) -> dict[str, str]:
+    """The docstring under each field of a dataclass (the CleanRL ``Args`` convention)."""
+    body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body
+    docs = {}
+    for node, after in zip(body, body[1:], strict=False):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            docs[node.target.id] = after.value.value.strip()
+    return docs
+
+
+def add_dataclass_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
+    """One ``--option`` per field of ``cls``, typed by its default, helped by its docstring."""
+    docs = _field_docs(cls)
+    for f in dataclasses.fields(cls):
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        flag = "--" + f.name.replace("_", "-")
+        text = f"{docs.get(f.name, '')} (default: {json.dumps(default)})"
+        if isinstance(default, bool):
+            parser.add_argument(
+                flag, action=argparse.BooleanOptionalAction, default=default, help=text
+            )
+        elif isinstance(default, dict | list):
+            parser.add_argument(flag, type=json.loads, default=default, help=text, metavar="JSON")
+        else:
+            parser.add_argument(flag, type=type(default), default=default, help=text)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train a baseline; its options come from the fields of its ``Args`` dataclass."""
+    module_name, summary = mase.baselines.TRAINERS[args.trainer]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise SystemExit(
+            f"mase train {args.trainer} needs the RL extra ({exc.name} is missing): "
+            "pip install 'mase-suite[rl]'"
+        ) from None
+    parser = argparse.ArgumentParser(prog=f"mase train {args.trainer}", description=summary)
+    add_dataclass_arguments(parser, module.Args)
+    settings = module.Args(**vars(parser.parse_args(args.options)))
+    path = module.train(settings)
+    print(f"saved {path}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Print the results table of evaluation directories; plot training curves if asked."""
+    summaries = load_summaries(args.paths)
+    logs = find_training_logs(args.paths)
+    if not summaries and not logs:
+        print(f"no summary.json or training log under {', '.join(args.paths)}", file=sys.stderr)
+        return 1
+    if summaries:
+        envs = sorted({s.get("env_id", "?") for s in summaries})
+        print(", ".join(envs))
+        print(results_table(summaries, _table_columns(summaries)))
+        _print_extras(summaries)
+    if args.plot:
+        if not logs:
+            raise ValueError(f"no training log (metrics.csv, progress.csv) under {args.paths}")
+        print(f"learning curves: {plot_learning_curves(logs, args.plot)}")
+    elif logs:
+        print("training logs: " + ", ".join(map(str, logs)) + " (add --plot FILE.png to draw)")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve a task's offline model until Ctrl-C."""
+    # imported here: the other commands should not pay for the server and its responder
+    from mase.llm import offline_server
+
+    server = offline_server(args.env, faults=read_faults(args), port=args.port, host=args.host)
+    print(server.base_url, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0

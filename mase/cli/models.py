@@ -1,0 +1,108 @@
+"""Where the model seats of a command get their model: an endpoint, or the offline server.
+
+The options of ``mase eval`` and ``mase play`` that configure model seats (``--model``,
+``--base-url``, the cache, prices, ``--offline``) and the fault options of the offline server
+(shared with ``mase serve``), checked against each other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+#: Fault options of ``mase serve`` and ``mase eval --offline``: flag -> help.
+FAULT_FLAGS = {
+    "error-rate-429": "chance of a 429 rate-limit error",
+    "error-rate-500": "chance of a 500 server error",
+    "timeout-rate": "chance of hanging for 60 s",
+    "malformed-rate": "chance of a body that is not valid JSON",
+    "empty-rate": "chance of an empty reply",
+    "long-rate": "chance of a 100 KB reply",
+}
+
+#: Options of ``mase eval`` that configure model seats: attribute -> flag.
+LLM_FLAGS = {
+    "model": "--model",
+    "base_url": "--base-url",
+    "no_cache": "--no-cache",
+    "cache": "--cache",
+    "prices": "--prices",
+    "offline": "--offline",
+}
+
+
+def read_faults(args: argparse.Namespace) -> Any:
+    """The :class:`mase.llm.Faults` the fault options ask for."""
+    from mase.llm import Faults
+
+    return Faults(
+        latency=args.latency,
+        error_rate_429=args.error_rate_429,
+        error_rate_500=args.error_rate_500,
+        timeout_rate=args.timeout_rate,
+        malformed_rate=args.malformed_rate,
+        empty_rate=args.empty_rate,
+        long_rate=args.long_rate,
+        seed=args.fault_seed if hasattr(args, "fault_seed") else args.seed,
+    )
+
+
+def _fault_flags_given(args: argparse.Namespace) -> list[str]:
+    names = ["latency", *(f.replace("-", "_") for f in FAULT_FLAGS)]
+    return ["--" + n.replace("_", "-") for n in names if getattr(args, n)]
+
+
+@contextlib.contextmanager
+def model_endpoint(
+    args: argparse.Namespace, env_id: str, llm_teams: list[str], offline_default: bool = False
+) -> Iterator[tuple[Any, str | None]]:
+    """The model configuration for the teams' LLM seats, checked against the options.
+
+    Yields ``(config, where)``: an :class:`mase.llm.LLMConfig` (``None`` when no team has a
+    model seat) and a few words on where the model runs. With ``--offline`` (or
+    ``offline_default`` and neither ``--model`` nor ``--base-url``) an offline server for the
+    task runs for the duration, with the fault options given; otherwise the endpoint comes
+    from ``--base-url``/``--model`` and then the environment (``OPENAI_BASE_URL``, ...).
+
+    Raises:
+        ValueError: options that do not go together, named in the message.
+    """
+    given = [flag for name, flag in LLM_FLAGS.items() if getattr(args, name)]
+    faults = _fault_flags_given(args)
+    if not llm_teams:
+        if given or faults:
+            raise ValueError(
+                f"{', '.join(given + faults)} configure model seats (llm, llm-belief), and no "
+                "team here has one"
+            )
+        yield None, None
+        return
+    if args.offline and args.base_url:
+        raise ValueError("--offline serves a model on loopback; it does not go with --base-url")
+    offline = args.offline or (offline_default and not (args.model or args.base_url))
+    if faults and not offline:
+        raise ValueError(f"{', '.join(faults)} make the offline server misbehave; add --offline")
+
+    from mase.llm import LLMConfig, LLMUnavailable, load_prices, offline_server
+
+    overrides = {
+        "model": args.model,
+        "base_url": args.base_url,
+        "cache": False if args.no_cache else args.cache,
+        "prices": load_prices(args.prices) if args.prices else None,
+    }
+    if not offline:
+        config = LLMConfig.from_env(**overrides)
+        try:
+            config.resolved_api_key()
+        except LLMUnavailable as exc:
+            raise ValueError(str(exc)) from None
+        yield config, f"model {config.model} at {config.base_url or 'the OpenAI API'}"
+        return
+    with offline_server(env_id, faults=read_faults(args)) as server:
+        config = LLMConfig.from_env(
+            **{**overrides, "base_url": server.base_url, "api_key": "offline"}
+        )
+        yield config, f"the task's offline model at {server.base_url} (not a hosted LLM)"
