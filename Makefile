@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/cbs_planning.py
 	$(BIN)/python benchmarks/mappo_training.py
 	$(BIN)/python benchmarks/llm_concurrency.py
+	$(BIN)/python benchmarks/teams.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info runs

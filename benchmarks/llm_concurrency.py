@@ -1,6 +1,6 @@
 """LLM-team evaluations at concurrency K = 1, 8, 32 against the offline server, in one run.
 
-The offline model server runs in a separate process (``mase serve --latency 0.2``), as a
+The offline model server runs in a separate process (``mase serve --env ... --latency 0.2``), as a
 hosted model would: its own CPU time is not charged to the framework, and each reply takes
 200 ms of waiting, like a fast hosted model. An LLM team (every seat ``llm``, messages on, no
 cache) plays 4 episodes at K = 1 and ``8K`` at each larger K; the figures are model calls per
@@ -39,7 +39,8 @@ ENV = "mase/SearchRescue-v0"
 
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
     """``mase serve`` in a child process on a free port; returns it and its base URL."""
-    command = [sys.executable, "-m", "mase.cli", "serve", "--port", "0", "--latency", str(latency)]
+    command = [sys.executable, "-m", "mase.cli", "serve", "--env", ENV, "--port", "0"]
+    command += ["--latency", str(latency)]
     server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     base_url = server.stdout.readline().strip()
     if not base_url.startswith("http://"):

@@ -158,6 +158,8 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         self.event_log: list[Event] = []
         self._inbox: dict[str, list[Event]] = {}
         self._index_range: tuple[int, int] | None = None
+        self._ends_phases = type(self).end_phase is not TaskEnv.end_phase
+        self._phase: Phase | None = None
         self._started = False
         self._tracker: KnowledgeTracker | None = None
 
@@ -375,7 +377,9 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
                 f"{type(self).__name__}.next_phase gave no phase but the episode goes on; "
                 "end it with self.finish(...) in the hook that closed the last phase"
             )
-        if not phase.agents or not self._seats.issuperset(phase.agents):
+        if phase is not self._phase and (
+            not phase.agents or not self._seats.issuperset(phase.agents)
+        ):
             raise ValueError(
                 f"phase {phase.name!r} must list agents of {self.possible_agents}, got "
                 f"{phase.agents}"
@@ -396,9 +400,10 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
             held, self._held = self._held, []
             for event, mover in held:
                 self._reveal(event, mover)
-        outcome = self.end_phase(phase)
-        if outcome is not None:
-            self._apply_outcome(outcome)
+        if self._ends_phases:
+            outcome = self.end_phase(phase)
+            if outcome is not None:
+                self._apply_outcome(outcome)
         if not self._ended_by and phase.ends_round:
             outcome = self.end_round()
             if outcome is not None:

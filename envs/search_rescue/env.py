@@ -170,6 +170,7 @@ class SearchRescueEnv(TaskEnv):
         self.deadlock_rounds = deadlock_rounds
         self.layout = self._draw_layout(self.np_random)
         self._masks: dict[tuple, np.ndarray] = {}  # legal masks, per layout
+        self._explained: dict[tuple, str] = {}  # why actions failed, per layout
         self.possible_agents = list(self.layout.agents)
 
         # spaces
@@ -190,7 +191,7 @@ class SearchRescueEnv(TaskEnv):
         """New placement, sequences and start room (and graph if random)."""
         if self.procedural or self.layout_kind == "random":
             self.layout = self._draw_layout(self.np_random)
-            self._masks = {}
+            self._masks, self._explained = {}, {}
         self.world = world.new_state(self.layout, self.np_random)
         self._view_cache: tuple[str, int, dict] | None = None
         self._round_start_key = self.world.key()
@@ -225,17 +226,21 @@ class SearchRescueEnv(TaskEnv):
         ):
             self.finish("deadlock", truncated=True)
 
-    def turn_view(self, agent: str) -> dict:
-        """What ``agent`` sees at the start of its turn (:func:`.world.view_facts`)."""
-        return self._view(agent)
-
     def invalid_event(self, agent: str, code: str, detail: Any) -> Event:
         """The event of a failed action (:func:`.world.invalid_event`)."""
         return world.invalid_event(self.world, agent, code, detail)
 
     def explain_invalid(self, event: Event) -> str:
-        """Why an action failed, with the way out (a detour, who holds a cutter)."""
-        return words.explain_invalid(self.layout, self.world, event)
+        """Why an action failed, with the way out (a detour, who holds a cutter).
+
+        The sentence depends only on the failure, the agent's room and the facts shown, so
+        it is written once per layout (the same mistakes recur).
+        """
+        key = (event.note, self.world.positions[event.actor], tuple(event.facts.items()))
+        text = self._explained.get(key)
+        if text is None:
+            text = self._explained[key] = words.explain_invalid(self.layout, self.world, event)
+        return text
 
     def metrics(self) -> dict[str, Any]:
         """Episode measures: score, rounds, valid-action rate, bombs defused, how it ended."""
@@ -270,7 +275,7 @@ class SearchRescueEnv(TaskEnv):
         for event in self._inbox[agent]:
             if event.kind != "message":
                 facts.update(event.facts)
-        facts.update(self._view(agent))
+        facts.update(self.turn_view(agent))
         last = self._last_events.get(agent)
         return facts, words.result_code(last[0]) if last else None
 
@@ -298,8 +303,8 @@ class SearchRescueEnv(TaskEnv):
             facts[("bomb_remaining", bomb.id)] = bomb.remaining
         return facts
 
-    def _view(self, agent: str) -> dict:
-        """``world.view_facts`` for ``agent`` now, computed once per turn.
+    def turn_view(self, agent: str) -> dict:
+        """What ``agent`` sees at the start of its turn (:func:`.world.view_facts`), once a turn.
 
         The acting agent's view is needed twice, for its observation and for the "observe"
         event logged when it acts; the world changes only in ``step`` (which counts turns) and
@@ -319,7 +324,7 @@ class SearchRescueEnv(TaskEnv):
         return self.codec.encode(facts, result)
 
     def _text(self, agent: str) -> str:
-        view = self._view(agent)
+        view = self.turn_view(agent)
         return words.observation_text(
             self.layout, self.world, agent, self._inbox[agent], view, self.max_cycles
         )

@@ -139,7 +139,7 @@ class Bomb:
     @property
     def live(self) -> bool:
         """Whether the bomb still has phases to cut."""
-        return not (self.exploded or self.defused)
+        return not self.exploded and self.cut < len(self.sequence)
 
     @property
     def status(self) -> str:
@@ -366,9 +366,10 @@ def invalid_event(state: State, agent: str, reason: str, detail: int | str) -> E
     ``detail`` is the action index, or the parser's explanation for unreadable text.
     """
     facts: dict = {}
-    bomb = state.bomb_in(state.positions[agent])
-    if reason in ("bomb_done", "wrong_colour") and bomb is not None:
-        facts = {("bomb_room", bomb.id): bomb.room, ("bomb_status", bomb.id): bomb.status}
+    if reason in ("bomb_done", "wrong_colour"):
+        bomb = state.bomb_in(state.positions[agent])
+        if bomb is not None:
+            facts = {("bomb_room", bomb.id): bomb.room, ("bomb_status", bomb.id): bomb.status}
     return Event("invalid", agent, facts, frozenset((agent,)), state.round, f"{reason}:{detail}")
 
 
@@ -378,12 +379,12 @@ def step(state: State, agent: str, action: int, rules: Rules) -> tuple[list[Even
     Returns the events it caused and the team reward (points, plus shaping if enabled). The
     round counter is the caller's business: a round ends when the last agent has acted.
     """
-    layout, rnd = state.layout, state.round
-    room = state.positions[agent]
-    witnesses = frozenset(state.agents_in(room)) if rules.witness else frozenset((agent,))
     reason = invalid_reason(state, agent, action)
     if reason is not None:
         return [invalid_event(state, agent, reason, action)], 0.0
+    layout, rnd = state.layout, state.round
+    room = state.positions[agent]
+    witnesses = frozenset(state.agents_in(room)) if rules.witness else frozenset((agent,))
 
     kind, arg = layout.actions[action]
     if kind == "go":
