@@ -353,3 +353,44 @@ def test_llm_team_records_do_not_depend_on_concurrency(tmp_path):
     assert one == three
     assert all(r["seats"]["bravo"]["metrics"]["belief_calls"] > 0 for r in one)
     assert all(r["probes"] and r["metrics"]["llm_calls"] > 0 for r in one)
+
+
+class Tally(BaseWrapper):
+    """A protocol over any task: counts the steps it saw and reports them in the records."""
+
+    def __init__(self, env, label="tally"):
+        super().__init__(env)
+        self.label, self.steps = label, 0
+
+    def reset(self, seed=None, options=None):
+        self.steps = 0
+        self.env.reset(seed=seed, options=options)
+
+    def step(self, action):
+        self.steps += 1
+        self.env.step(action)
+
+    def episode_record(self):
+        return {"metrics": {f"{self.label}_steps": self.steps}}
+
+
+def test_wrappers_are_an_open_list_of_specs(tmp_path):
+    specs = [Tally, (Tally, {"label": "outer"}), "mase.wrappers.text_actions:TextActions"]
+    summary = mase.evaluate(ENV, "random", episodes=2, wrappers=specs, out=tmp_path / "run")
+    metrics = summary["metrics"]
+    assert metrics["tally_steps"]["mean"] == metrics["outer_steps"]["mean"] > 0
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    tally = f"{Tally.__module__}:Tally"
+    assert config["wrappers"] == [
+        tally,
+        [tally, {"label": "outer"}],
+        "mase.wrappers.text_actions:TextActions",
+    ]
+    # the same list resumes; another is another set-up
+    mase.evaluate(ENV, "random", episodes=3, wrappers=specs, out=tmp_path / "run", resume=True)
+    with pytest.raises(ValueError, match="different set-up"):
+        mase.evaluate(
+            ENV, "random", episodes=4, wrappers=[Tally], out=tmp_path / "run", resume=True
+        )
+    with pytest.raises(ValueError, match="cannot load the wrapper"):
+        mase.evaluate(ENV, "random", episodes=1, wrappers=["mase.wrappers:NoSuchWrapper"])
