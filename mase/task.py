@@ -276,7 +276,7 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         phase = self._phase
         value = None
         try:
-            if action.__class__ is int and self._index_range is not None:
+            if action.__class__ is int and self._index_range is not None and not phase.speech:
                 # the common case, read without a call: an index of a Discrete space
                 start, stop = self._index_range
                 if not start <= action < stop:
