@@ -99,7 +99,7 @@ class EventLog:
         alone = self._alone[agent]
         for event in events:
             if event.audience <= alone:
-                self.emit(event)  # private for good (a quest card)
+                self.emit(event)  # private for good (a card played face down)
                 continue
             if agent in event.audience:
                 self.emit(

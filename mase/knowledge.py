@@ -18,8 +18,8 @@ had it visited the room, was it communicated):
   not changed by what it says.
 * The latest event wins: a fact seen or told later replaces what was held before.
 
-Queries are asked against the true current value of a fact, supplied by the caller (for
-search and rescue, ``env.unwrapped.true_facts()``), so the tracker itself stays pure: no I/O,
+Queries are asked against the true current value of a fact, supplied by the caller (a
+task's ``env.unwrapped.true_facts()``), so the tracker itself stays pure: no I/O,
 no task import.
 
 Example:
@@ -40,7 +40,7 @@ from typing import Any
 
 from mase.events import Event, FactKey
 
-#: Reads the facts a message states from its text (for search and rescue: ``text.parse_facts``).
+#: Reads the facts a message states from its text (a task's ``parse_facts``).
 MessageFacts = Callable[[str], Mapping[FactKey, Any]]
 
 

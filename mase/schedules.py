@@ -7,22 +7,23 @@ when the last has acted the phase is over (the task's ``end_phase`` hook runs). 
 - be **secret** (simultaneous moves): every listed agent acts in turn order, but what a move
   causes is seen by the mover alone until all have moved; then the events are revealed at once
   to their audience. Observations, the knowledge tracker and Theory-of-Mind probes therefore
-  see a secret move only once it is revealed (votes, quest cards, debate answers). An event
-  whose audience is the mover alone (a quest card) stays private.
+  see a secret move only once it is revealed (votes, cards played face down, answers given at
+  once). An event whose audience is the mover alone (a card face down) stays private.
 - be **speech**: the move is an utterance. The text becomes a message event to the phase's
-  audience (everyone by default) and is also handed to the task's ``apply`` (a debate answer
+  audience (everyone by default) and is also handed to the task's ``apply`` (an answer in it
   is read there), with or without :class:`mase.wrappers.MessageChannel`.
 - **end a round**: the round's end runs the task's ``end_round`` hook and the round limit.
 
-Three schedules cover the seed systems:
+Three schedules cover the turn structures of the suite's tasks:
 
 ================  ===================================================  ===================
-schedule          who acts                                             examples
+schedule          who acts                                             for
 ================  ===================================================  ===================
-RoundRobin        each live agent once per round, in ``agents`` order  search and rescue
-RoundRobin(       the same, but a round's moves stay secret until all  debate answers,
-secret=True)      have moved (simultaneous moves)                      ColourMatch
-PhaseQueue        the task says who acts next: ``next_phase()``        Avalon, deliberation
+RoundRobin        each live agent once per round, in ``agents`` order  turn-taking games
+RoundRobin(       the same, but a round's moves stay secret until all  answers given at
+secret=True)      have moved (simultaneous moves)                      once, ColourMatch
+PhaseQueue        the task says who acts next: ``next_phase()``        a leader, then a
+                                                                       vote; SecretVote
 ================  ===================================================  ===================
 """
 

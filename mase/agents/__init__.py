@@ -60,7 +60,7 @@ def make_policy(name: str, env: Any, llm: Any = None) -> PolicyProtocol:
     mode, ``"llm-oracle-belief"`` one given the env's oracle belief each turn (an ablation);
     ``"llm:MODEL"`` and the like choose the model. Any other name is one of the task's own
     (its env class's ``policies``: planners, trained checkpoints), with ``name:ARG`` passing
-    ``ARG`` to it (search and rescue: ``cbs:N``, ``mappo:PATH``, ``sb3-ppo:PATH``).
+    ``ARG`` to it (a planner's budget, a checkpoint's path; ``mase list`` shows them).
 
     Args:
         name: the policy name, optionally ``name:ARG``.

@@ -11,8 +11,8 @@ caller answers with :meth:`ToMProbe.answer_questions`; :meth:`ToMProbe.episode_r
 the accuracy per level and every probe with its truth, reply and score.
 
 A probe hook is a function ``hook(context) -> iterable of Question``; the task's built-in
-hooks are named by its ``tom_probes`` attribute (search and rescue: the paper's questions,
-the paper's questions for a task from a paper). ``examples/custom_probe.py`` adds one.
+hooks are named by its ``tom_probes`` attribute (a task from a paper asks the paper's
+questions). ``examples/custom_probe.py`` adds one.
 The probe types live in :mod:`mase.probes`, below tasks and wrappers; this module re-exports
 them for code that imports them from here.
 """
