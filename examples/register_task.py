@@ -16,6 +16,7 @@ from gymnasium import spaces
 
 import mase
 from mase.checks import check_task
+from mase.protocol import message_line
 from mase.task import ActionParse, Outcome, RoundRobin, TaskEnv
 
 COLOURS = ("red", "green", "blue")
@@ -62,7 +63,7 @@ class ColourMatchEnv(TaskEnv):
 
     def _text(self, agent):
         last = ", ".join(f"{a} picked {COLOURS[c]}" for a, c in self.revealed.items()) or "none yet"
-        said = [f'{e.actor}: "{e.note}"' for e in self.received_messages(agent)]
+        said = [message_line(e.actor, e.note) for e in self.received_messages(agent)]
         return f"Round {self.round}. Last round: {last}. " + " ".join(said)
 
     def rules_text(self, agent):

@@ -23,6 +23,7 @@ from gymnasium import spaces
 
 import mase
 from mase.checks import check_task
+from mase.protocol import message_line
 from mase.task import ActionParse, InvalidAction, Outcome, Phase, PhaseQueue, TaskEnv
 
 VOTES = ("reject", "approve")  # a vote is action 0 or 1
@@ -108,7 +109,7 @@ class SecretVoteEnv(TaskEnv):
     def _text(self, agent):
         known = ", ".join(f"option {j} is worth {self.values[j]}" for j in sorted(self.sees[agent]))
         votes = ", ".join(f"{a} {VOTES[v]}" for a, v in self.revealed.items()) or "none yet"
-        said = " ".join(f'{e.actor}: "{e.note}"' for e in self.received_messages(agent))
+        said = " ".join(message_line(e.actor, e.note) for e in self.received_messages(agent))
         return (
             f"Round {self.round}, {self.phase.name}; leader {self.possible_agents[self.leader]}; "
             f"proposal: {'none' if self.proposal is None else self.proposal}. You know {known}. "

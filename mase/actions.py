@@ -11,6 +11,7 @@ refuses it with :func:`unclaimed_keys`, naming the wrapper that takes it.
 from __future__ import annotations
 
 import operator
+import reprlib
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple, TypeVar
 
@@ -52,6 +53,33 @@ class InvalidAction(Exception):  # noqa: N818 - it is an outcome, not a failure 
         self.detail = detail
 
 
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 60
+_SHORT.maxlong = 40
+
+
+def brief(value: Any) -> str:
+    """A short description of any value for a reason an agent reads (never fails).
+
+    >>> brief(10**5000)
+    'an integer of 5001 digits'
+    >>> len(brief("x" * 100_000))
+    60
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**18:
+        return f"an integer of {_digits(abs(value))} digits"  # str() refuses 4,301+ digits
+    try:
+        return _SHORT.repr(value)
+    except Exception:  # noqa: BLE001 - a value whose repr fails is still described
+        return f"a {type(value).__name__}"
+
+
+def _digits(n: int) -> int:
+    """How many decimal digits ``n`` > 0 has, without ``str(n)``."""
+    guess = int(n.bit_length() * 0.30102999566398120)  # log10(2)
+    return guess + 1 if n >= 10**guess else guess
+
+
 def read_value(space: spaces.Space, action: Any) -> Any:
     """``action`` as a value of ``space``, or :class:`InvalidAction` saying why it is not one.
 
@@ -65,9 +93,11 @@ def read_value(space: spaces.Space, action: Any) -> Any:
         try:
             index = operator.index(action)
         except TypeError:
-            detail = f"{type(action).__name__} {action!r} is not an action index or text"
+            detail = f"{type(action).__name__} {brief(action)} is not an action index or text"
             raise InvalidAction("unparseable", detail) from None
         if not space.start <= index < space.start + space.n:
+            if abs(index) >= 10**18:
+                raise InvalidAction("unparseable", f"{brief(index)} is not an action index")
             raise InvalidAction("out_of_range", index)
         return index
     if isinstance(space, spaces.Box | spaces.MultiBinary | spaces.MultiDiscrete):
@@ -77,7 +107,7 @@ def read_value(space: spaces.Space, action: Any) -> Any:
     except (TypeError, ValueError):
         ok = False
     if not ok:
-        raise InvalidAction("unparseable", f"{action!r} is not an action of {space}")
+        raise InvalidAction("unparseable", f"{brief(action)} is not an action of {space}")
     return action
 
 

@@ -23,6 +23,7 @@ from pettingzoo.test import (
     seed_test,
 )
 
+from mase.fuzz import fuzz_task
 from mase.registry import env_creator, make, make_parallel
 from mase.spaces import OBS_MODES
 
@@ -31,13 +32,15 @@ def check_task(
     env_id: str,
     obs_modes: Sequence[str] = OBS_MODES,
     num_cycles: int = 100,
+    fuzz_steps: int = 300,
     **kwargs: Any,
 ) -> None:
     """Run every checker on ``env_id`` in each observation mode; raise on the first failure.
 
     PettingZoo's ``api_test``, ``parallel_api_test``, ``seed_test``, ``parallel_seed_test``,
-    ``max_cycles_test`` and ``render_test`` on the multi-agent env, and Gymnasium's
-    ``check_env`` on the single-agent view built by ``gymnasium.make``.
+    ``max_cycles_test`` and ``render_test`` on the multi-agent env, Gymnasium's ``check_env``
+    on the single-agent view built by ``gymnasium.make``, and a short fuzz of hostile inputs
+    (:func:`mase.fuzz.fuzz_task`).
 
     Two kinds of task skip some of them. A task whose ``metadata["is_parallelizable"]`` is
     false (a :class:`mase.schedules.PhaseQueue` task: its agents do not act once each per
@@ -50,6 +53,7 @@ def check_task(
         env_id: a registered MASE task id.
         obs_modes: the observation modes to check.
         num_cycles: cycles for the API and seed tests.
+        fuzz_steps: hostile inputs given by :func:`mase.fuzz.fuzz_task` (in the first mode).
         **kwargs: task arguments used for every check.
     """
     creator, _ = env_creator(env_id)
@@ -74,3 +78,5 @@ def check_task(
         single = gymnasium.make(env_id, obs_mode=mode, render_mode="ansi", **kwargs)
         check_env(single.unwrapped, skip_render_check=False)
         single.close()
+        if fuzz_steps and mode == obs_modes[0]:
+            fuzz_task(env_id, steps=fuzz_steps, obs_mode=mode, **kwargs)

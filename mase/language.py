@@ -12,7 +12,7 @@ from typing import Any
 
 from mase.actions import ActionParse
 from mase.events import FactKey
-from mase.protocol import split_reply
+from mase.protocol import MAX_ACTION_CHARS, split_reply
 
 
 class TaskLanguage:
@@ -34,10 +34,19 @@ class TaskLanguage:
         """Read a whole reply: the protocol's parts (:mod:`mase.protocol`), then ``parse_action``.
 
         The message parts are cut off and ``Action selection:`` dropped, so the task's parser
-        sees only the action part; the first message found is returned in ``message``.
+        sees only the action part, and at most :data:`mase.protocol.MAX_ACTION_CHARS` of it (a
+        longer one is refused with a reason); the first message found is returned in
+        ``message``.
         """
-        reply = split_reply(text)
-        parsed = self.parse_action(agent, reply.choice)
+        reply = split_reply(text, limit=1)
+        choice = reply.choice
+        if len(choice) > MAX_ACTION_CHARS:
+            reason = (
+                f"the action part of the reply is {len(choice):,} characters long; name the "
+                f"action in at most {MAX_ACTION_CHARS:,} (after 'Action selection:')"
+            )
+            return ActionParse(None, reason, reply.messages[0].text if reply.messages else None)
+        parsed = self.parse_action(agent, choice)
         if reply.messages and reply.messages[0].text:
             return parsed._replace(message=reply.messages[0].text)
         return parsed

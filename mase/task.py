@@ -49,7 +49,8 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from mase.actions import ActionParse, InvalidAction, read_value, unclaimed_keys
+from mase import rendering
+from mase.actions import ActionParse, InvalidAction, brief, read_value, unclaimed_keys
 from mase.eventlog import EventLog
 from mase.events import Event, FactKey
 from mase.knowledge import KnowledgeTracker
@@ -108,7 +109,10 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
             that round with ``ended_by="round_limit"``.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": True}
+    metadata: dict[str, Any] = {
+        "render_modes": ["ansi", "human", *(["rgb_array"] if rendering.AVAILABLE else [])],
+        "is_parallelizable": True,
+    }
     #: Who acts when (:mod:`mase.schedules`).
     schedule: Schedule = RoundRobin()
     #: ``"module:attribute"`` of the task's scripted policy class (the default teammate).
@@ -127,8 +131,14 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         # the parallel view needs every agent to act once per round in turn order: say so
         # from the schedule unless the task says it itself
         own = cls.__dict__.get("metadata", {})
+        metadata = dict(cls.metadata)
         if "is_parallelizable" not in own:
-            cls.metadata = {**cls.metadata, "is_parallelizable": cls.schedule.parallelizable}
+            metadata["is_parallelizable"] = cls.schedule.parallelizable
+        # a text picture can be drawn, so every task that renders text renders pixels too
+        modes = list(metadata.get("render_modes", ()))
+        if rendering.AVAILABLE and "ansi" in modes and "rgb_array" not in modes:
+            metadata["render_modes"] = [*modes, "rgb_array"]
+        cls.metadata = metadata
 
     def __init__(
         self,
@@ -264,12 +274,16 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         """
         if not self._started:
             raise RuntimeError("call reset() before step()")
+        if not self.agents:
+            raise RuntimeError("the episode is over; call reset() to start a new one")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action.__class__ is dict:  # a caller's mistake: refused before the turn starts
-            raise TypeError(unclaimed_keys(action))
+        if action.__class__ is dict:
+            if action.keys() != {"action"}:  # a caller's mistake: refused before the turn starts
+                raise TypeError(unclaimed_keys(action))
+            action = action["action"]  # what every wrapper passes on
         self._turn_started()
         self._begin_turn(agent)
         self._cumulative_rewards[agent] = 0.0
@@ -280,12 +294,14 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
                 # the common case, read without a call: an index of a Discrete space
                 start, stop = self._index_range
                 if not start <= action < stop:
-                    raise InvalidAction("out_of_range", action)
+                    read_value(self._action_spaces[agent], action)  # raises, with the reason
                 value = action
             else:
                 value = self._read(agent, action, phase)
-            if phase.speech:
-                self._emit_move(agent, (self._speech_event(agent, value, phase),), phase)
+            if phase.speech:  # the task reads what the audience hears
+                speech = self._speech_event(agent, value, phase)
+                self._emit_move(agent, (speech,), phase)
+                value = speech.note
             outcome = self.apply(agent, value)
         except InvalidAction as invalid:
             outcome = ((self.invalid_event(agent, invalid.code, invalid.detail),), 0.0)
@@ -328,12 +344,14 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
 
     def _read(self, agent: str, action: Any, phase: Phase) -> Any:
         """The action the policy gave, as the task takes it; :class:`InvalidAction` if none."""
-        if isinstance(action, dict):
-            raise TypeError(unclaimed_keys(action))  # a dict subclass
+        if isinstance(action, dict):  # a dict subclass
+            if action.keys() != {"action"}:
+                raise TypeError(unclaimed_keys(action))
+            action = action["action"]
         if phase.speech:
             if not isinstance(action, str):
                 raise InvalidAction(
-                    "unparseable", f"{type(action).__name__} {action!r} is not text"
+                    "unparseable", f"{type(action).__name__} {brief(action)} is not text"
                 )
             return action
         if isinstance(action, str):
@@ -526,8 +544,18 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
 
     # -- observations -------------------------------------------------------------------------
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The selected agent's observation, reward since its last turn, flags and info."""
+        if not self._started:
+            raise RuntimeError("call reset() before last()")
+        return super().last(observe)
+
     def observe(self, agent: str) -> dict[str, Any]:
         """The agent's observation: a dict with the keys ``obs_mode`` asks for."""
+        if not self._started:
+            raise RuntimeError("call reset() before observe()")
+        if agent not in self._observation_spaces:
+            raise ValueError(f"no agent {agent!r}; agents: {self.possible_agents}")
         obs: dict[str, Any] = {}
         if self._want_vector:
             obs["observation"] = self._vector(agent)
@@ -562,8 +590,11 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
             raise RuntimeError("call reset() before state()")
         return np.concatenate([self._vector(a) for a in self.possible_agents])
 
-    def render(self) -> str | None:
-        """The world as text: returned with ``render_mode="ansi"``, printed with ``"human"``."""
+    def render(self) -> str | np.ndarray | None:
+        """The world as text: returned with ``"ansi"``, printed with ``"human"``.
+
+        With ``"rgb_array"`` the text is drawn as an RGB array (:mod:`mase.rendering`).
+        """
         if self.render_mode is None:
             warnings.warn(
                 "render() called without a render_mode; pass render_mode='ansi'", stacklevel=2
@@ -575,6 +606,8 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         if self.render_mode == "human":
             print(picture)
             return None
+        if self.render_mode == "rgb_array":
+            return rendering.text_image(picture)
         return picture
 
     def _render(self) -> str:

@@ -13,6 +13,8 @@ MODULES = [
     "mase.protocol",
     "mase.wrappers.tom_probe",
     "mase.envs.search_rescue.tom",
+    "mase.actions",
+    "mase.stats",
 ]
 
 

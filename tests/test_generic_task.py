@@ -60,7 +60,7 @@ def test_llm_seats_wrappers_and_probes_on_another_task():
     assert first_pick["actor"] == "first" and first_pick["audience"] == ["first"]
     # the first agent's message reached the second as text in its observation
     prompts = [c["messages"][-1]["content"] for c in record["seats"]["second"]["calls"]]
-    assert any('first: "I pick blue."' in p for p in prompts)
+    assert any('- First: "I pick blue."' in p for p in prompts)
 
 
 def test_text_actions_and_the_checker_on_another_task():

@@ -1,7 +1,28 @@
+import csv
+import io
 import json
 
+import numpy as np
+import pytest
+
+import mase
 from mase.cli import main
-from mase.report import find_training_logs, read_curves
+from mase.presets import load_preset
+from mase.report import (
+    comparison_table,
+    find_training_logs,
+    improvement_interval,
+    interquartile_mean,
+    iqm_interval,
+    plot_learning_curves,
+    probability_of_improvement,
+    read_curves,
+    render_tables,
+    results_table,
+    summarize,
+    t_interval,
+    t_quantile,
+)
 
 
 def write_metrics(path):
@@ -43,3 +64,234 @@ def test_report_table_from_summary(tmp_path, capsys):
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     assert main(["report", str(tmp_path)]) == 0
     assert "90.0 ± 0.0" in capsys.readouterr().out
+
+
+# -- statistics: the t interval ---------------------------------------------------------------
+
+# Student t quantiles from the printed table (and scipy.stats.t.ppf, to more places)
+T_975 = {1: 12.706204736174694, 4: 2.7764451051977934, 29: 2.045229642132703}
+T_TABLE = {  # df: (t 0.975, t 0.9), scipy.stats.t.ppf
+    2: (4.302652729749462, 1.8856180831641272),
+    3: (3.1824463052837078, 1.637744353696209),
+    5: (2.5705818356363146, 1.4758840488244815),
+    9: (2.262157162798205, 1.3830287383966329),
+    100: (1.9839715185235518, 1.290074761346516),
+    1000: (1.9623390808264083, 1.2823987214609247),
+}
+
+
+@pytest.mark.parametrize(("n", "table"), [(2, 12.706), (5, 2.776), (30, 2.045)])
+def test_ci95_is_the_student_t_interval(n, table):
+    scores = [10.0 * i + (i % 3) for i in range(n)]
+    metric = summarize([{"episode": i, "metrics": {"score": s}} for i, s in enumerate(scores)])[
+        "metrics"
+    ]["score"]
+    assert t_quantile(0.975, n - 1) == pytest.approx(table, abs=5e-4)
+    assert t_quantile(0.975, n - 1) == pytest.approx(T_975[n - 1], rel=1e-12)
+    std = np.std(scores, ddof=1)
+    assert metric["std"] == pytest.approx(std)
+    assert metric["ci95"] == pytest.approx(table * std / np.sqrt(n), rel=2e-4)
+    low, high = t_interval(metric["mean"], metric["std"], n)
+    assert (high - low) / 2 == pytest.approx(metric["ci95"])
+
+
+@pytest.mark.parametrize("df", sorted(T_TABLE))
+def test_t_quantile_matches_scipy(df):
+    upper, ninety = T_TABLE[df]
+    assert t_quantile(0.975, df) == pytest.approx(upper, rel=1e-12)
+    assert t_quantile(0.9, df) == pytest.approx(ninety, rel=1e-12)
+    assert t_quantile(0.025, df) == pytest.approx(-upper, rel=1e-12)
+    assert t_quantile(0.5, df) == 0.0
+
+
+def test_t_quantile_refuses_nonsense():
+    for p, df in [(0.0, 3), (1.0, 3), (0.9, 0), (0.9, 2.5)]:
+        with pytest.raises(ValueError):
+            t_quantile(p, df)
+
+
+def test_one_episode_has_no_interval():
+    metric = summarize([{"episode": 0, "metrics": {"score": 40}}])["metrics"]["score"]
+    assert metric["ci95"] is None and metric["iqm_ci95"] is None
+    assert metric["mean"] == metric["iqm"] == 40.0 and metric["std"] == 0.0
+
+
+# -- statistics: IQM, bootstrap, probability of improvement -------------------------------------
+
+# Reference data and rliable 1.2.0's results on it (rliable.metrics.aggregate_iqm,
+# probability_of_improvement; rliable.library.get_interval_estimates, 50,000 resamples for the
+# IQM and 10,000 for P(X > Y), np.random.seed(0)); rliable's intervals move by about 0.1 and
+# 0.005 between seeds.
+A = np.round(50 + 15 * np.sin(np.arange(30) * 1.7), 1)
+B = np.round(45 + 12 * np.cos(np.arange(24) * 2.3), 1)
+RLIABLE = {
+    "iqm": 49.6625,
+    "iqm_ci": (44.1, 55.525),
+    "iqm_ci_3_tasks": (44.1188, 55.5062),
+    "poi": 0.6395833333333333,
+    "poi_3_tasks": 0.6458333333333334,
+    "poi_ci": (0.4861, 0.7792),
+    "poi_ci_3_tasks": (0.4917, 0.7875),
+}
+
+
+def test_iqm_by_hand():
+    # a quarter (rounded down) cut from each end, as scipy.stats.trim_mean(x, 0.25)
+    assert interquartile_mean([1, 2, 3, 4, 5, 6, 7, 1000]) == pytest.approx(4.5)
+    assert interquartile_mean([5, 1, 9, 3, 7]) == pytest.approx(5.0)  # middle three of five
+    assert interquartile_mean([2, 4, 9]) == pytest.approx(5.0)  # under four: the mean
+    # runs and tasks pooled: 1 2 [3 4 10 20] 30 40
+    assert interquartile_mean([[1, 10], [2, 20], [3, 30], [4, 40]]) == pytest.approx(9.25)
+
+
+def test_probability_of_improvement_by_hand():
+    # pairs (x, y): 3>1, 3=3 (half), 3<5, 4>1, 4>3, 4<5 -> 3.5 of 6
+    assert probability_of_improvement([3, 4], [1, 3, 5]) == pytest.approx(3.5 / 6)
+    assert probability_of_improvement([1, 3, 5], [3, 4]) == pytest.approx(1 - 3.5 / 6)
+    assert probability_of_improvement([2, 2], [2, 2, 2]) == 0.5
+    assert probability_of_improvement([9, 8], [1, 2]) == 1.0
+    # two tasks: the mean of the tasks' probabilities (1 and 0)
+    assert probability_of_improvement([[5, 0], [6, 1]], [[1, 5], [2, 6]]) == 0.5
+    with pytest.raises(ValueError, match="same tasks"):
+        probability_of_improvement([[1, 2]], [[1, 2, 3]])
+
+
+def test_estimators_match_rliable():
+    assert interquartile_mean(A) == pytest.approx(RLIABLE["iqm"])
+    assert interquartile_mean(A.reshape(10, 3)) == pytest.approx(RLIABLE["iqm"])
+    assert probability_of_improvement(A, B) == pytest.approx(RLIABLE["poi"])
+    assert probability_of_improvement(A.reshape(10, 3), B.reshape(8, 3)) == pytest.approx(
+        RLIABLE["poi_3_tasks"]
+    )
+    # the bootstrap draws differ, the intervals agree within the resampling noise
+    assert iqm_interval(A) == pytest.approx(RLIABLE["iqm_ci"], abs=0.3)
+    assert iqm_interval(A.reshape(10, 3)) == pytest.approx(RLIABLE["iqm_ci_3_tasks"], abs=0.3)
+    assert improvement_interval(A, B) == pytest.approx(RLIABLE["poi_ci"], abs=0.015)
+    three_tasks = improvement_interval(A.reshape(10, 3), B.reshape(8, 3))
+    assert three_tasks == pytest.approx(RLIABLE["poi_ci_3_tasks"], abs=0.015)
+
+
+def test_bootstrap_is_stratified_and_seeded():
+    # two tasks on different scales: resampling within each task keeps half the runs of each,
+    # so every resample's IQM pools 2 of task 0 and 2 of task 1
+    scores = [[0.0, 100.0], [1.0, 101.0]]
+    low, high = iqm_interval(scores, reps=2000)
+    assert 50.0 <= low <= high <= 51.0
+    assert iqm_interval(A) == iqm_interval(A)  # a fixed seed: reproducible
+    assert iqm_interval(A, seed=1) != iqm_interval(A, seed=2)
+    assert iqm_interval([7, 7, 7]) == (7.0, 7.0)
+
+
+def test_summary_has_iqm_and_its_interval():
+    records = [{"episode": i, "metrics": {"score": float(s)}} for i, s in enumerate(A)]
+    score = summarize(records)["metrics"]["score"]
+    assert score["iqm"] == pytest.approx(RLIABLE["iqm"])
+    assert score["iqm_ci95"] == pytest.approx(list(iqm_interval(A)))
+    assert score["mean"] == pytest.approx(A.mean()) and score["n"] == 30
+
+
+# -- mase report -----------------------------------------------------------------------------
+
+
+def write_run(path, team, scores, env_id="mase/SearchRescue-v0"):
+    """An evaluation folder as `mase eval --out` leaves it: episodes.jsonl and summary.json."""
+    path.mkdir(parents=True)
+    records = [
+        {"episode": i, "metrics": {"score": float(s), "rounds": 30.0 - i % 2}}
+        for i, s in enumerate(scores)
+    ]
+    (path / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    summary = {"team": team, "env_id": env_id, **summarize(records)}
+    (path / "summary.json").write_text(json.dumps(summary))
+
+
+def test_report_labels_columns_and_tells_runs_apart(tmp_path, capsys):
+    write_run(tmp_path / "a" / "random", "random", [10, 20, 30])
+    write_run(tmp_path / "b" / "random", "random", [40, 50, 60])
+    assert main(["report", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    header = out.splitlines()[1]
+    assert "score (mean ± sd)" in header and "run" in header.split()
+    assert str(tmp_path / "a" / "random") in out and str(tmp_path / "b" / "random") in out
+    assert "20.0 ± 10.0" in out and "50.0 ± 10.0" in out  # the means and stds as before
+    # n = 3: mean ± t(0.975, 2) * 10 / sqrt(3) = 20 ± 24.8
+    assert "[-4.8, 44.8]" in out
+    assert "Probability of improvement on score" in out
+    row = next(line for line in out.splitlines() if line.startswith("random ("))
+    assert "0.00" in row  # every episode of a scored lower than every one of b
+
+
+def test_results_and_comparison_tables_say_what_plus_minus_is():
+    summary = {"team": "t", "episodes": 2, "metrics": {"score": {"mean": 5.0, "std": 1.0}}}
+    assert "score (mean ± sd)" in results_table([summary]).splitlines()[0]
+    header = comparison_table(load_preset("paper-table1"), {}).splitlines()[0]
+    assert "score (mean ± sd)" in header and "paper score" in header
+
+
+def test_report_probability_of_improvement_over_a_chosen_metric(tmp_path, capsys):
+    write_run(tmp_path / "x", "x", [50, 60, 70, 80])
+    write_run(tmp_path / "y", "y", [10, 20, 30, 40])
+    write_run(tmp_path / "z", "z", [90, 90], env_id="mase/Other-v0")  # another task: no pair
+    assert main(["report", str(tmp_path), "--format", "json"]) == 0
+    tables = json.loads(capsys.readouterr().out)
+    assert tables["improvement"] == [
+        {
+            "X": "x",
+            "Y": "y",
+            "P(X > Y)": "1.00",
+            "95% CI (bootstrap)": "[1.00, 1.00]",
+            "episodes X": "4",
+            "episodes Y": "4",
+        }
+    ]
+    assert main(["report", str(tmp_path), "--metric", "rounds"]) == 0
+    out = capsys.readouterr().out
+    assert "Probability of improvement on rounds" in out
+    assert main(["report", str(tmp_path), "--metric", "nope"]) == 2
+    assert "no summary has metric 'nope'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "csv", "json"])
+def test_report_formats(tmp_path, capsys, fmt):
+    write_run(tmp_path / "a", "random", [10, 20, 30])
+    write_run(tmp_path / "b", "scripted", [90, 90, 90])
+    assert main(["report", str(tmp_path), "--format", fmt]) == 0
+    out = capsys.readouterr().out
+    if fmt == "json":
+        results = json.loads(out)["results"]
+        assert [r["team"] for r in results] == ["random", "scripted"]
+        assert results[0]["score (mean ± sd)"] == "20.0 ± 10.0"
+        assert results[0]["run"] == str(tmp_path / "a")
+    elif fmt == "csv":
+        rows = list(csv.reader(io.StringIO(out)))
+        assert rows[0] == ["# mase/SearchRescue-v0"]
+        assert rows[1][:3] == ["team", "run", "score (mean ± sd)"]
+        assert rows[2][:3] == ["random", str(tmp_path / "a"), "20.0 ± 10.0"]
+    else:
+        lines = out.splitlines()
+        start = lines.index("| team | run | score (mean ± sd) | rounds (mean ± sd) "
+                            "| valid action (mean ± sd) | episodes | ended by |")  # fmt: skip
+        assert lines[start + 1] == "|---|---|---|---|---|---|---|"
+        assert lines[start + 2].startswith(f"| random | {tmp_path / 'a'} | 20.0 ± 10.0 |")
+    assert render_tables([]) == ""
+    with pytest.raises(ValueError, match="unknown format"):
+        render_tables([], "html")
+
+
+def test_learning_curve_with_one_point_is_drawn(tmp_path):
+    pytest.importorskip("matplotlib")
+    from matplotlib.image import imread
+
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "metrics.csv").write_text("global_step,charts/episodic_score\n100,40.0\n")
+    png = plot_learning_curves(find_training_logs([tmp_path]), tmp_path / "one.png")
+    pixels = imread(png)[..., :3]
+    line_colour = np.array([0x1F, 0x77, 0xB4]) / 255  # matplotlib's first colour, C0
+    assert (np.abs(pixels - line_colour).max(axis=-1) < 0.1).sum() > 20
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"mase-suite {mase.__version__}"

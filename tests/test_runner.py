@@ -53,7 +53,8 @@ def test_summary_statistics():
     assert summary["episodes"] == 3 and summary["failed"] == 1
     assert score["mean"] == pytest.approx(30.0)
     assert score["std"] == pytest.approx(np.std([10, 20, 60], ddof=1))
-    assert score["ci95"] == pytest.approx(1.96 * score["std"] / np.sqrt(3))
+    # the Student t half-width: t(0.975, 2 degrees of freedom) = 4.3027
+    assert score["ci95"] == pytest.approx(4.302652729749462 * score["std"] / np.sqrt(3))
     assert summary["counts"]["ended_by"] == {"defused": 2, "round_limit": 1}
 
 
@@ -394,3 +395,16 @@ def test_wrappers_are_an_open_list_of_specs(tmp_path):
         )
     with pytest.raises(ValueError, match="cannot load the wrapper"):
         mase.evaluate(ENV, "random", episodes=1, wrappers=["mase.wrappers:NoSuchWrapper"])
+
+
+def test_records_keep_a_bounded_share_of_a_runaway_reply():
+    class Runaway(RandomPolicy):
+        def act(self, observation, info):
+            return "Action selection: inspect bomb " + "x" * 200_000
+
+    env = mase.make(ENV)
+    record = run_episode(env, dict.fromkeys(env.possible_agents, Runaway()), seed=0)
+    action = record["turns"][0]["action"]
+    assert action["truncated"] == len("Action selection: inspect bomb ") + 200_000
+    assert len(action["text"]) == 8_000
+    assert len(json.dumps(record)) < 8_000 * len(record["turns"]) * 2

@@ -22,6 +22,7 @@ import mase
 from mase import checks
 from mase.checks import check_task
 from mase.probes import Question
+from mase.protocol import numbers
 from mase.task import ActionParse, InvalidAction, Outcome, Phase, PhaseQueue, RoundRobin, TaskEnv
 from mase.wrappers import MessageChannel, ToMProbe
 
@@ -208,10 +209,10 @@ class Forum(TaskEnv):
 
     def apply(self, agent, utterance):
         self.heard.append((agent, utterance))
-        numbers = re.findall(r"\d+", utterance)
-        if numbers:
-            self.answers[agent] = int(numbers[0])
-            return [self.event("answer", agent, {("answer", agent): int(numbers[0])})]
+        said = [n for n in numbers(utterance) if isinstance(n, int) and n >= 0]
+        if said:
+            self.answers[agent] = said[0]
+            return [self.event("answer", agent, {("answer", agent): said[0]})]
         return None
 
     def _vector(self, agent):

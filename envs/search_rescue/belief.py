@@ -43,6 +43,7 @@ from mase.envs.search_rescue import tom
 from mase.envs.search_rescue.world import Layout
 from mase.events import FactKey
 from mase.knowledge import KnowledgeTracker
+from mase.protocol import quote
 
 #: The sections every agent's belief has, in order (teammate sections follow).
 BASE_SECTIONS = (
@@ -182,42 +183,54 @@ def _bomb_order(key: FactKey) -> tuple:
 
 def known_claims(
     tracker: KnowledgeTracker,
+    viewer: str,
     knower: str,
     other: str,
-    truth: Mapping[FactKey, Any],
     subjects: Mapping[str, tuple[int, ...]],
 ) -> list[tuple[tom.Claim, bool]]:
-    """Which facts ``knower`` really knows that ``other`` holds, as Theory-of-Mind kinds.
+    """What ``viewer`` can tell that ``knower`` knows ``other`` holds, as Theory-of-Mind kinds.
 
-    Returns ``(claim kind and subject, holds)`` pairs for every kind and subject: ``holds``
-    is whether ``tracker.second_order(knower, other, key)`` is true for all the kind's keys.
+    Judged from ``viewer``'s side only, never from the truth: a kind of a subject holds when
+    ``viewer`` holds every fact of it and ``knower`` knows ``other`` holds the same values
+    (``tracker.model(knower, other)``, built from events both were in the audience of, which
+    ``viewer`` is one of). ``viewer`` is ``knower`` (what a teammate knows) or ``other``
+    (what a teammate knows about the viewer), so everything read was in its audience.
+
+    Returns ``(claim of kind and subject, holds)`` pairs for every kind and subject.
     """
+    held = {key: belief.value for key, belief in tracker.beliefs(viewer).items()}
+    model = tracker.model(knower, other)
     out = []
     for kind, subjects_of_kind in subjects.items():
         for subject in subjects_of_kind:
-            keys = tom.fact_keys(kind, subject, truth)
-            holds = all(tracker.second_order(knower, other, key, truth) for key in keys)
+            keys = tom.fact_keys(kind, subject, held)
+            holds = all(key in held and model.get(key, _ABSENT) == held[key] for key in keys)
             out.append((tom.Claim("first_order", kind, subject, other), holds))
     return out
+
+
+_ABSENT = object()
 
 
 def oracle(
     layout: Layout,
     agent: str,
     tracker: KnowledgeTracker,
-    truth: Mapping[FactKey, Any],
     max_rounds: int,
     last_result: str | None,
     messages: list[tuple[str, str]],
     legal_actions: list[str],
 ) -> str:
-    """What ``agent`` really knows now, in the belief format (see the module docstring).
+    """What ``agent`` could know now, in the belief format (see the module docstring).
+
+    Everything comes from what the agent was shown or told (the tracker's beliefs of the agent
+    and what it saw teammates see), never from the true world: two worlds that look the same
+    to the agent give the same oracle belief.
 
     Args:
         layout: the map and team.
         agent: whose belief.
         tracker: the episode's knowledge tracker.
-        truth: the true facts now (``env.true_facts()``).
         max_rounds: the round limit, for the round sentence.
         last_result: the sentence about the agent's own last action, if it has acted.
         messages: the ``(sender, text)`` messages in the agent's latest observation.
@@ -231,7 +244,7 @@ def oracle(
     content["Room connectivity"] = _doors(layout)
     content["Last action result"] = last_result or "none yet"
     content["Messages"] = (
-        " ".join(f'{sender.capitalize()}: "{text}"' for sender, text in messages) or "none"
+        " ".join(f"{sender.capitalize()}: {quote(text)}" for sender, text in messages) or "none"
     )
     content["Available actions"] = "; ".join(legal_actions) + "."
     subjects = {
@@ -245,11 +258,11 @@ def oracle(
             continue
         theirs = [
             tom.statement(claim)
-            for claim, holds in known_claims(tracker, agent, other, truth, subjects)
+            for claim, holds in known_claims(tracker, agent, agent, other, subjects)
             if holds
         ]
         content[f"What {other.capitalize()} knows"] = " ".join(theirs)
-        for claim, holds in known_claims(tracker, other, agent, truth, subjects):
+        for claim, holds in known_claims(tracker, agent, other, agent, subjects):
             if holds:
                 about = tom.Claim("second_order", claim.kind, claim.subject, other)
                 about_me.append(tom.statement(about))

@@ -376,7 +376,7 @@ class SearchRescueEnv(TaskEnv):
         return beliefs.template(self.layout, agent, self.max_cycles)
 
     def oracle_belief(self, agent: str) -> str:
-        """What ``agent`` really knows now, in the belief format (see :mod:`.belief`)."""
+        """What ``agent`` could know now, in the belief format (see :func:`.belief.oracle`)."""
         if self.world is None:
             raise RuntimeError("call reset() before oracle_belief()")
         last = next(
@@ -389,7 +389,6 @@ class SearchRescueEnv(TaskEnv):
             self.layout,
             agent,
             self.knowledge(),
-            self.true_facts(),
             self.max_cycles,
             result,
             messages,

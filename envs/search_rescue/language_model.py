@@ -265,7 +265,8 @@ class Mind:
             "Teammate locations": text_of(lambda k: k[0] == "agent_room" and k[1] != me),
             "Room connectivity": "Doors: " + ", ".join(f"{a}-{b}" for a, b in doors) + ".",
             "Bomb intel": text_of(lambda k: k[0].startswith("bomb_")),
-            "Messages": " ".join(f'{s.capitalize()}: "{t}"' for s, t in self.messages) or "none",
+            "Messages": " ".join(f"{s.capitalize()}: {protocol.quote(t)}" for s, t in self.messages)
+            or "none",
             "Tools": tools,
             "Available actions": self.legal + "." if self.legal else "",
         }

@@ -39,17 +39,20 @@ FACT_TEMPLATES = {
 }
 
 _WORD = r"[A-Za-z]+"
-_COLOURS = r"(?:none|[a-z]+(?:, [a-z]+)*)"
+_COLOURS = r"(?:none|[a-z]+(?:, [a-z]+)*+)"
+#: A number as facts state it: at most 9 digits (a longer run of digits is no fact, and
+#: ``int`` refuses runs of over 4,300 digits).
+_N = r"(\d{1,9})(?!\d)"
 _FACT_PATTERNS = {
-    "round": re.compile(r"\bRound (\d+) of \d+\."),
-    "score": re.compile(r"\bTeam score: (\d+)\b"),
+    "round": re.compile(rf"\bRound {_N} of \d{{1,9}}\."),
+    "score": re.compile(rf"\bTeam score: {_N}\b"),
     "cutters": re.compile(rf"\b({_WORD}) holds cutters: ({_COLOURS})\.", re.I),
-    "agent_room": re.compile(rf"\b({_WORD}) is in room (\d+)\.", re.I),
-    "room_bomb": re.compile(r"\bRoom (\d+) has (?:bomb (\d+)|(no) bomb)\.", re.I),
-    "bomb_room": re.compile(r"\bBomb (\d+) is in room (\d+)\.", re.I),
-    "bomb_status": re.compile(r"\bBomb (\d+) is (active|defused|exploded)\.", re.I),
-    "bomb_phases": re.compile(r"\bBomb (\d+) has (\d+) phases?\.", re.I),
-    "bomb_remaining": re.compile(rf"\bBomb (\d+) remaining sequence: ({_COLOURS})\.", re.I),
+    "agent_room": re.compile(rf"\b({_WORD}) is in room {_N}\.", re.I),
+    "room_bomb": re.compile(rf"\bRoom {_N} has (?:bomb {_N}|(no) bomb)\.", re.I),
+    "bomb_room": re.compile(rf"\bBomb {_N} is in room {_N}\.", re.I),
+    "bomb_status": re.compile(rf"\bBomb {_N} is (active|defused|exploded)\.", re.I),
+    "bomb_phases": re.compile(rf"\bBomb {_N} has {_N} phases?\.", re.I),
+    "bomb_remaining": re.compile(rf"\bBomb {_N} remaining sequence: ({_COLOURS})\.", re.I),
 }
 
 
@@ -341,13 +344,17 @@ def rules_text(layout: Layout, agent: str, max_rounds: int, see_teammates: bool)
 
 # -- parsing replies into actions -------------------------------------------------------------
 
+# Possessive whitespace (\s++): a run of spaces is read once, never re-split between the
+# optional words around it, so a reply of "go" and many spaces parses in linear time.
 _GO = re.compile(
-    r"\b(?:go|move|walk|head|travel|proceed|enter|return|run)\w*\b(?:\s+(?:back|over|on))?"
-    r"(?:\s+(?:to|into|towards?))?\s+(?:the\s+)?(?:room\s*)?#?\s*(-?\d+)"
+    r"\b(?:go|move|walk|head|travel|proceed|enter|return|run)\w*+\b(?:\s++(?:back|over|on))?"
+    r"(?:\s++(?:to|into|towards?))?\s++(?:the\s++)?(?:room\s*+)?#?\s*+(-?\d++)"
 )
 _INSPECT = re.compile(
-    r"\b(?:inspect|examine|check|look at)\w*\b(?:\s+(?:the\s+)?bomb\s*#?\s*(\d+))?"
+    r"\b(?:inspect|examine|check|look at)\w*+\b(?:\s++(?:the\s++)?bomb\s*+#?\s*+(\d++))?"
 )
+#: Room and bomb numbers a reply may name (longer ones are no room; ``int`` would refuse some).
+_MAX_DIGITS = 9
 _CUT = re.compile(r"\b(?:apply|applies|applying|use|using|cut|cutting|defuse|defusing|snip)\b")
 _COLOUR_WORD = re.compile(r"\b([a-z]+)\b")
 
@@ -366,14 +373,19 @@ def parse_action(layout: Layout, state: State, agent: str, text: str) -> ActionP
     candidates: dict[int, str] = {}
     problems = []
     for m in _GO.finditer(lowered):
-        room = int(m.group(1))
+        digits = m.group(1)
+        room = int(digits) if len(digits.lstrip("-")) <= _MAX_DIGITS else None
         if room in layout.rooms:
             candidates.setdefault(layout.action_index("go", room), m.group(0))
         else:
-            problems.append(f"room {room} does not exist (rooms: {_rooms(layout.rooms)})")
+            shown = digits if room is not None else f"{digits[:12]}..."
+            problems.append(f"room {shown} does not exist (rooms: {_rooms(layout.rooms)})")
     for m in _INSPECT.finditer(lowered):
         named = m.group(1)
         here = state.bomb_in(state.positions[agent])
+        if named is not None and len(named) > _MAX_DIGITS:
+            problems.append(f"bomb {named[:12]}... does not exist")
+            continue
         if named is not None and (here is None or int(named) != here.id):
             where = f"the bomb here is bomb {here.id}" if here else "there is no bomb here"
             problems.append(f"bomb {named} is not in your room ({where})")

@@ -15,6 +15,11 @@ The env's ``parse_action`` reads each reply; a reply that names no legal action 
 reason back (:data:`~mase.protocol.FEEDBACK`) and up to ``retries`` more tries. Every reply
 read for an action counts in ``llm_outputs`` and those naming a legal action in
 ``llm_valid_outputs``: their ratio is the paper's valid-action rate.
+
+The env reads each reply whole, but no reply is kept whole: what goes back to the model (the
+history window, the rejected reply a retry shows) and what the episode record stores are cut
+to ``max_reply_chars``, and a belief to four times that, so one runaway reply cannot flood
+later prompts or the records.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from typing import Any
 from mase import protocol
 from mase.actions import takes_key
 from mase.agents.base import Policy
-from mase.llm.client import ChatClient, Completion
+from mase.llm.client import ChatClient, Completion, encodable_messages
 from mase.llm.config import LLMConfig, LLMUnavailable
 from mase.llm.usage import cost_usd, price_table
 
@@ -48,8 +53,9 @@ class LLMAgent(Policy):
             from the knowledge tracker; an ablation that costs no rewrite call).
         window: previous turns of raw history in each prompt (the paper: two rounds).
         retries: extra tries after a reply that names no legal action.
-        max_reply_chars: replies kept for later prompts are cut to this length (a runaway
-            reply cannot flood every later prompt); beliefs to four times it.
+        max_reply_chars: replies shown to the model again (the history window, the rejected
+            reply in a retry prompt) and stored in the record are cut to this length, so a
+            runaway reply cannot flood every later prompt; beliefs to four times it.
         client: the chat client to use; by default the process's shared client for
             ``config``, so agents with one config share connections and cache.
 
@@ -157,7 +163,9 @@ class LLMAgent(Policy):
         (replies read for an action, retries included), ``llm_valid_outputs``,
         ``prompt_tokens``, ``completion_tokens``, ``latency_s``, ``cost_usd`` (``None`` for a
         model without a price), ``llm_errors``, ``belief_calls``, ``probe_calls``. Each call:
-        ``turn``, ``purpose`` (action, retry, belief, answer), ``messages``, ``reply``, the
+        ``turn``, ``purpose`` (action, retry, belief, answer), ``messages`` (as sent, so the
+        replies in them are already cut), ``reply`` (cut to ``max_reply_chars``, a belief
+        rewrite to four times it; a cut reply adds ``reply_truncated``: its whole length), the
         token counts, ``latency_s`` and ``error``.
         """
         return {"metrics": dict(self._metrics, cost_usd=self._cost), "calls": list(self._calls)}
@@ -171,10 +179,13 @@ class LLMAgent(Policy):
             self._belief = self.base.oracle_belief(self.agent)
         elif self.belief:
             completion = yield self._belief_prompt(text), "belief"
+            limit = self.max_reply_chars * _BELIEF_CHARS_PER_REPLY_CHAR
             if completion.error or not completion.text.strip():
-                self._belief = f"{self._belief}\n\n{protocol.NEW_OBSERVATION}\n{text}"
+                # the old belief and the observation it missed; past the limit the oldest
+                # text goes, or a model that keeps failing grows the belief every turn
+                grown = f"{self._belief}\n\n{protocol.NEW_OBSERVATION}\n{text}"
+                self._belief = grown[-limit:]
             else:
-                limit = self.max_reply_chars * _BELIEF_CHARS_PER_REPLY_CHAR
                 self._belief = completion.text.strip()[:limit]
         messages = self._action_prompt(text)
         purpose = "action"
@@ -196,7 +207,7 @@ class LLMAgent(Policy):
                 if not completion.error:  # with no reply there is nothing to correct: ask again
                     messages = [
                         *messages,
-                        {"role": "assistant", "content": reply},
+                        {"role": "assistant", "content": reply[: self.max_reply_chars]},
                         {"role": "user", "content": protocol.FEEDBACK.format(reason=reason)},
                     ]
         self._history.append((text, reply[: self.max_reply_chars]))
@@ -253,11 +264,14 @@ class LLMAgent(Policy):
     # -- calls and their bookkeeping ----------------------------------------------------------
 
     def _call(self, messages: Messages, purpose: str) -> Completion:
+        # the client sends lone surrogates as U+FFFD: the record then holds what was sent
+        messages = encodable_messages(messages)
         completion = self.client.complete(messages)
         self._count(messages, purpose, completion)
         return completion
 
     async def _acall(self, messages: Messages, purpose: str) -> Completion:
+        messages = encodable_messages(messages)
         completion = await self.client.acomplete(messages)
         self._count(messages, purpose, completion)
         return completion
@@ -297,18 +311,26 @@ class LLMAgent(Policy):
             self.config.model, completion.prompt_tokens, completion.completion_tokens, self._prices
         )
         self._cost = None if cost is None or self._cost is None else self._cost + cost
-        self._calls.append(
-            {
-                "turn": self._turn,
-                "purpose": purpose,
-                "messages": list(messages),
-                "reply": completion.text,
-                "prompt_tokens": completion.prompt_tokens,
-                "completion_tokens": completion.completion_tokens,
-                "latency_s": completion.latency_s,
-                "error": completion.error,
-            }
+        reply = completion.text
+        # a rewritten belief is kept up to the belief's limit, so its record keeps as much
+        limit = self.max_reply_chars
+        if purpose == "belief":
+            limit *= _BELIEF_CHARS_PER_REPLY_CHAR
+        call: dict[str, Any] = {
+            "turn": self._turn,
+            "purpose": purpose,
+            "messages": list(messages),
+            "reply": reply[:limit],
+        }
+        if len(reply) > limit:
+            call["reply_truncated"] = len(reply)
+        call.update(
+            prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens,
+            latency_s=completion.latency_s,
+            error=completion.error,
         )
+        self._calls.append(call)
         if completion.error is None:
             self._errors_in_row = 0
             return

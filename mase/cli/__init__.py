@@ -105,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="mase",
         description="MASE: multi-agent collaboration tasks for LLM teams and MARL baselines.",
     )
+    parser.add_argument("--version", action="version", version=f"mase-suite {mase.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("list", help="list the registered tasks", description="List the tasks.")
@@ -188,6 +189,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("paths", nargs="+", help="evaluation or training output directories")
     p.add_argument("--plot", metavar="FILE.png", help="draw the training logs' learning curves")
+    p.add_argument(
+        "--format",
+        choices=("table", "markdown", "csv", "json"),
+        default="table",
+        help="table (aligned text, the default), markdown (GitHub tables), csv (a block a "
+        "table), json (each table's rows as objects); the exact numbers are in summary.json",
+    )
+    p.add_argument(
+        "--metric",
+        help="metric of the probability of improvement between teams (default: score, "
+        "else the first table metric present)",
+    )
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser(

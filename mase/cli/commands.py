@@ -267,32 +267,58 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """Print the results table of evaluation directories; plot training curves if asked."""
+    """Print the tables of evaluation directories in a format; plot training curves if asked.
+
+    The tables: results (mean ± sd), confidence intervals (t and IQM), probability of
+    improvement between teams on one task, ToM accuracy. Notes that are not tables go to
+    stderr for ``csv`` and ``json``, so that stdout stays one document.
+    """
+    from mase.report import load_records, render_tables, report_tables
+
+    text = args.format in ("table", "markdown")
+    notes = sys.stdout if text else sys.stderr
     summaries = load_summaries(args.paths)
     logs = find_training_logs(args.paths)
     if not summaries and not logs:
         print(f"no summary.json or training log under {', '.join(args.paths)}", file=sys.stderr)
         return 1
     if summaries:
-        envs = sorted({s.get("env_id", "?") for s in summaries})
-        print(", ".join(envs))
-        print(results_table(summaries, _table_columns(summaries)))
-        _print_extras(summaries)
+        tables = report_tables(
+            summaries, _table_columns(summaries), load_records(summaries), args.metric
+        )
+        print(render_tables(tables, args.format))
+        for s in summaries:
+            for line in (usage_line(s) if s.get("usage") else None, belief_line(s)):
+                if line:
+                    print(line, file=notes)
     if args.plot:
         if not logs:
             raise ValueError(f"no training log (metrics.csv, progress.csv) under {args.paths}")
-        print(f"learning curves: {plot_learning_curves(logs, args.plot)}")
+        print(f"learning curves: {plot_learning_curves(logs, args.plot)}", file=notes)
     elif logs:
-        print("training logs: " + ", ".join(map(str, logs)) + " (add --plot FILE.png to draw)")
+        logs_line = "training logs: " + ", ".join(map(str, logs))
+        print(logs_line + " (add --plot FILE.png to draw)", file=notes)
     return 0
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve a task's offline model until Ctrl-C."""
+    import errno
+
     # imported here: the other commands should not pay for the server and its responder
     from mase.llm import offline_server
 
-    server = offline_server(args.env, faults=read_faults(args), port=args.port, host=args.host)
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be between 0 and 65535, got {args.port}")
+    try:
+        server = offline_server(args.env, faults=read_faults(args), port=args.port, host=args.host)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise ValueError(
+                f"port {args.port} on {args.host} is in use; choose another with --port, "
+                "or 0 for a free one"
+            ) from None
+        raise ValueError(f"cannot serve on {args.host} port {args.port}: {exc}") from None
     print(server.base_url, flush=True)
     try:
         server.serve_forever()

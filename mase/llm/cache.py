@@ -1,12 +1,20 @@
-"""A response cache on SQLite: the same request is answered from disk, not by the model.
+r"""A response cache on SQLite: the same request is answered from disk, not by the model.
 
-A request is keyed by the SHA-256 of its canonical JSON (model, the full message list, and the
-sampling parameters), so any change to the prompt or the settings is a new request. Only
-replies the model actually gave are stored (errors never are), with their token counts and
-latency, so a rerun replays the same records with zero model calls.
+A request is keyed by the SHA-256 of its canonical JSON (the endpoint, the model, the full
+message list and the sampling parameters), so a change to any of them is a new request. The
+client stores only replies the model actually gave (never an error or an empty reply), with
+their token counts and latency, so a rerun replays the same records with zero model calls.
+
+Text goes in as valid UTF-8: a lone surrogate (a JSON reply may hold ``"\ud800"``) is
+stored as U+FFFD (:func:`encodable`) instead of failing the write.
 
 One connection per cache, guarded by a lock, serves every thread; the database is in WAL mode
 so other processes may read and write the same file meanwhile.
+
+Files written before the key covered the endpoint still open (the table is unchanged) and take
+new entries, but their old entries are never found again: each request misses once. That is on
+purpose: the old entries do not say which server gave them, and may be empty replies, which
+were stored then.
 """
 
 from __future__ import annotations
@@ -42,18 +50,47 @@ class CachedReply(NamedTuple):
     latency_s: float
 
 
-def request_key(model: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> str:
+def encodable(text: str) -> str:
+    r"""``text`` with each lone surrogate replaced by U+FFFD, so that it encodes as UTF-8.
+
+    JSON can spell half of a surrogate pair (``"\ud800"``), which decodes to a Python string
+    that no UTF-8 writer (SQLite, an HTTP body) accepts; a pair spelt as two code points is
+    joined into its character. Text without surrogates comes back as it is.
+
+    >>> encodable("ok \ud800 ok") == "ok \ufffd ok"
+    True
+    >>> encodable("\ud83d\ude00") == "\U0001f600"
+    True
+    """
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def request_key(
+    model: str,
+    messages: list[dict[str, Any]],
+    params: dict[str, Any],
+    endpoint: str | None = None,
+) -> str:
     """The cache key of a request: SHA-256 of its canonical JSON.
+
+    ``endpoint`` (the base URL) is part of the key: two servers that share a model id are two
+    models. Text that is not valid UTF-8 (a lone surrogate) is keyed as it is, never refused.
 
     >>> a = request_key("m", [{"role": "user", "content": "hi"}], {"temperature": 0.0})
     >>> a == request_key("m", [{"content": "hi", "role": "user"}], {"temperature": 0.0})
     True
     >>> a == request_key("m", [{"role": "user", "content": "hi"}], {"temperature": 0.5})
     False
+    >>> a == request_key("m", [{"role": "user", "content": "hi"}], {"temperature": 0.0}, "u")
+    False
     """
-    payload = {"model": model, "messages": messages, "params": params}
+    payload = {"endpoint": endpoint, "model": model, "messages": messages, "params": params}
     data = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(data.encode()).hexdigest()
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class ResponseCache:
@@ -108,11 +145,16 @@ class ResponseCache:
         completion_tokens: int,
         latency_s: float,
     ) -> None:
-        """Store a reply; the first reply stored for a key stays (replays stay stable)."""
+        """Store a reply; the first reply stored for a key stays (replays stay stable).
+
+        Lone surrogates in ``reply`` are stored as U+FFFD (:func:`encodable`). Which replies
+        are worth storing is the caller's call: this stores what it is given, empty or not.
+        """
+        row = (key, encodable(model), encodable(reply), prompt_tokens, completion_tokens)
         with self._lock:
             self._db.execute(
                 "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key, model, reply, prompt_tokens, completion_tokens, latency_s, time.time()),
+                (*row, latency_s, time.time()),
             )
 
     def __len__(self) -> int:

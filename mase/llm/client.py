@@ -1,11 +1,15 @@
-"""One chat call, sync or async, through the official ``openai`` client, with a cache in front.
+r"""One chat call, sync or async, through the official ``openai`` client, with a cache in front.
 
 :class:`ChatClient` owns an ``openai.OpenAI`` client (and an ``openai.AsyncOpenAI`` per event
 loop) configured with the timeout and retries of its :class:`~mase.llm.config.LLMConfig`: the
 ``openai`` client retries rate limits, server errors, timeouts and dropped connections itself,
 with backoff and ``Retry-After``. What still fails after its retries comes back as a
 :class:`Completion` with ``error`` set, never as an exception, so an agent can treat it as a
-bad reply; errors are not cached.
+bad reply. Errors and empty replies are not cached; the cache key includes the endpoint.
+
+Text that is not valid UTF-8 (a lone surrogate, which a JSON reply can spell as ``"\ud800"``)
+never fails a call: replies and outgoing messages have it replaced by U+FFFD
+(:func:`encodable_messages`), so what is cached, re-sent and recorded can always be written.
 
 A client is safe to share between threads and between agents (:meth:`ChatClient.shared`).
 """
@@ -25,7 +29,7 @@ from typing import Any
 import openai
 from openai.types.chat import ChatCompletion
 
-from mase.llm.cache import ResponseCache, request_key
+from mase.llm.cache import ResponseCache, encodable, request_key
 from mase.llm.config import LLMConfig
 
 
@@ -34,7 +38,7 @@ class Completion:
     """The outcome of one chat call.
 
     Attributes:
-        text: the reply ("" when the call failed).
+        text: the reply ("" when the call failed), lone surrogates replaced by U+FFFD.
         prompt_tokens: prompt tokens, from the response's ``usage`` (0 if it gave none).
         completion_tokens: completion tokens, likewise.
         latency_s: seconds the call took, the client's retries included; a cache hit reports
@@ -74,6 +78,7 @@ class ChatClient:
         self.config = config
         path = config.cache_path()
         self.cache = ResponseCache(path) if path is not None else None
+        self._endpoint = config.endpoint()
         self._params: dict[str, Any] = {
             "temperature": config.temperature,
             "max_tokens": config.max_tokens,
@@ -117,9 +122,12 @@ class ChatClient:
     def complete(self, messages: list[dict[str, Any]]) -> Completion:
         """Ask the model for the reply to ``messages`` (a chat, oldest first).
 
+        Lone surrogates in the messages are sent (and keyed) as U+FFFD.
+
         Raises:
             LLMUnavailable: no API key for a remote endpoint.
         """
+        messages = encodable_messages(messages)
         key, hit = self._lookup(messages)
         if hit is not None:
             return hit
@@ -136,6 +144,7 @@ class ChatClient:
 
     async def acomplete(self, messages: list[dict[str, Any]]) -> Completion:
         """:meth:`complete` for asyncio code: many calls can wait on the model at once."""
+        messages = encodable_messages(messages)
         key, hit = self._lookup(messages)
         if hit is not None:
             return hit
@@ -163,7 +172,7 @@ class ChatClient:
         """The request's cache key and the cached completion, if any."""
         key = None
         if self.cache is not None:
-            key = request_key(self.config.model, messages, self._params)
+            key = request_key(self.config.model, messages, self._params, self._endpoint)
             stored = self.cache.get(key)
             if stored is not None:
                 with self._lock:
@@ -200,15 +209,19 @@ class ChatClient:
         return body
 
     def _finish(self, key: str | None, response: Any, latency: float) -> Completion:
-        """A completion from the response; stored in the cache when the model replied."""
+        """A completion from the response; cached when the model said something.
+
+        An empty (or blank) reply counts as a failure to the agents, and may be one passing
+        fault of the endpoint: caching it would serve it for good, so it is not cached.
+        """
         try:
-            text = response.choices[0].message.content or ""
+            text = encodable(response.choices[0].message.content or "")
         except (AttributeError, IndexError, TypeError) as exc:
             return Completion("", latency_s=latency, error=f"MalformedResponse: {exc}")
         usage = getattr(response, "usage", None)
         prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
-        if key is not None:
+        if key is not None and text.strip():
             self.cache.put(key, self.config.model, text, prompt_tokens, completion_tokens, latency)
         return Completion(text, prompt_tokens, completion_tokens, latency)
 
@@ -263,6 +276,30 @@ async def _close_at_loop_end(client: openai.AsyncOpenAI) -> AsyncIterator[None]:
         yield
     finally:
         await client.close()
+
+
+def encodable_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    r"""``messages`` with lone surrogates in their text replaced by U+FFFD.
+
+    The same list when nothing needs replacing (the usual case, at the cost of one encode per
+    message); otherwise a new list, the input left as it was.
+
+    >>> chat = [{"role": "user", "content": "hi"}]
+    >>> encodable_messages(chat) is chat
+    True
+    >>> fixed = encodable_messages([{"role": "user", "content": "hi \ud800"}])
+    >>> fixed[0]["content"] == "hi \ufffd"
+    True
+    """
+    fixed: list[dict[str, Any]] | None = None
+    for i, message in enumerate(messages):
+        content = message.get("content")
+        if isinstance(content, str):
+            text = encodable(content)
+            if text is not content:
+                fixed = fixed if fixed is not None else list(messages)
+                fixed[i] = {**message, "content": text}
+    return messages if fixed is None else fixed
 
 
 def _failed(exc: Exception, latency: float) -> Completion:

@@ -29,6 +29,10 @@ DEFAULT_MODEL = "mase-offline"
 #: The key sent to a loopback server, which checks none.
 OFFLINE_API_KEY = "offline"
 
+#: Where the ``openai`` client sends requests when neither the config nor
+#: ``OPENAI_BASE_URL`` names an endpoint.
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
 #: Values of ``MASE_CACHE`` that turn the cache off.
 _CACHE_OFF = frozenset(("off", "0", "false", "no", "none"))
 
@@ -158,6 +162,18 @@ class LLMConfig:
             f"no API key for {where}: set OPENAI_API_KEY (or pass api_key), or point "
             "OPENAI_BASE_URL at a loopback server such as `mase serve`"
         )
+
+    def endpoint(self) -> str:
+        """The endpoint requests go to: ``base_url``, else ``OPENAI_BASE_URL``, else OpenAI's.
+
+        The ``openai`` client resolves a ``base_url`` of ``None`` the same way; trailing
+        slashes are dropped, so ``.../v1`` and ``.../v1/`` are one endpoint.
+
+        >>> LLMConfig(base_url="http://127.0.0.1:8000/v1/").endpoint()
+        'http://127.0.0.1:8000/v1'
+        """
+        url = self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        return url.rstrip("/")
 
     def cache_path(self) -> Path | None:
         """The cache file to use, or ``None`` when the cache is off."""

@@ -11,6 +11,10 @@ path with no key and no network.
 errors, hangs, broken JSON, empty and huge replies), from a seeded generator so that a test
 sees the same sequence every run.
 
+A broken or hostile client gets an OpenAI-shaped ``400`` naming what is wrong with its request
+(``411`` for a chunked body, ``413`` for one over 16 MB), and a connection that sends nothing
+for ``idle_timeout`` seconds is dropped, so stalled clients cannot pin the server's threads.
+
 Token counts in ``usage`` are whitespace-separated words, not a real tokenizer's tokens: they
 are for bookkeeping code paths, not for cost estimates.
 """
@@ -34,6 +38,9 @@ Responder = Callable[[list[dict[str, Any]]], str]
 _WORDS_PER_CHUNK = 8
 
 _FILLER = "This sentence pads a very long reply from the offline model server. "
+
+#: The largest request body read; a longer one is answered 413 unread.
+_MAX_BODY_BYTES = 16 * 2**20
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,9 @@ class OfflineServer:
         port: port to bind; 0 picks a free one (read it back from :attr:`port`).
         faults: misbehaviour to inject (default: none).
         model: the model id listed by ``/v1/models``.
+        idle_timeout: seconds a connection may go without sending (or taking) a byte before
+            the server drops it; a request cut short this way is answered ``400``. ``None``
+            waits forever, which lets stalled clients pin a thread each.
 
     Example:
         >>> import openai
@@ -128,8 +138,12 @@ class OfflineServer:
         port: int = 0,
         faults: Faults | None = None,
         model: str = "mase-offline",
+        idle_timeout: float | None = 10.0,
     ):
+        if idle_timeout is not None and not idle_timeout > 0:
+            raise ValueError(f"idle_timeout must be positive or None, got {idle_timeout}")
         self.responder = responder
+        self.idle_timeout = idle_timeout
         self.faults = faults or Faults()
         self.model = model
         self._rng = random.Random(self.faults.seed)
@@ -227,8 +241,25 @@ def _handler_class(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
 
     class Handler(_ChatHandler):
         offline = server
+        # socketserver sets it on each connection's socket; the default (10 s) outlasts the
+        # openai client's keep-alive expiry (httpx: 5 s), so the client retires an idle
+        # pooled connection before the server can close it under a new request
+        timeout = server.idle_timeout
 
     return Handler
+
+
+class _BadRequest(Exception):
+    """A request refused before the model sees it: why, the status, the field at fault."""
+
+    def __init__(
+        self, message: str, status: int = 400, param: str | None = None, close: bool = False
+    ):
+        super().__init__(message)
+        self.status = status
+        self.param = param
+        # the body is not (all) read, so the connection cannot carry another request
+        self.close = close
 
 
 class _ChatHandler(BaseHTTPRequestHandler):
@@ -248,6 +279,11 @@ class _ChatHandler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Answer http.server's own refusals (garbled request line, ...) as OpenAI errors."""
+        message = message or self.responses.get(code, ("refused",))[0]
+        self._error(code, message, "invalid_request_error", close=True)
+
     # -- routes -----------------------------------------------------------------------------
 
     def do_GET(self) -> None:  # the name http.server dispatches to
@@ -260,19 +296,16 @@ class _ChatHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # the name http.server dispatches to
         """``POST /v1/chat/completions``."""
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length)
-        if self.path.rstrip("/") != "/v1/chat/completions":
-            self._error(404, f"no route POST {self.path}", "not_found_error")
-            return
         try:
-            request = json.loads(body)
-            messages = request["messages"]
-            if not isinstance(messages, list):
-                raise TypeError("messages must be a list")
-        except (ValueError, KeyError, TypeError) as exc:
-            self._error(400, f"bad request body: {exc}", "invalid_request_error")
+            body = self._read_body()
+            if self.path.rstrip("/") != "/v1/chat/completions":
+                self._error(404, f"no route POST {self.path}", "not_found_error")
+                return
+            request = _chat_request(body)
+        except _BadRequest as exc:
+            self._error(exc.status, str(exc), "invalid_request_error", exc.param, exc.close)
             return
+        messages = request["messages"]
         faults = self.offline.faults
         if faults.latency:
             time.sleep(faults.latency)
@@ -303,6 +336,41 @@ class _ChatHandler(BaseHTTPRequestHandler):
         else:
             self._json(200, reply.completion())
 
+    # -- reading ----------------------------------------------------------------------------
+
+    def _read_body(self) -> bytes:
+        """The request body, all ``Content-Length`` bytes of it.
+
+        Raises:
+            _BadRequest: no usable length, or the body ended or stalled (no byte for the idle
+                timeout) before its end.
+        """
+        if "Transfer-Encoding" in self.headers:
+            message = "chunked request bodies are not read; send a Content-Length"
+            raise _BadRequest(message, 411, close=True)
+        text = self.headers.get("Content-Length", "0").strip()
+        # int() would also take "-1", "+1" and "1_000"
+        if not (text.isascii() and text.isdigit()):
+            message = f"Content-Length must be a whole number of bytes, got {text!r}"
+            raise _BadRequest(message, close=True)
+        length = int(text)
+        if length > _MAX_BODY_BYTES:
+            message = f"the body ({length} bytes) is over the limit of 16 MB"
+            raise _BadRequest(message, 413, close=True)
+        body = bytearray()
+        try:
+            while len(body) < length and (chunk := self.rfile.read1(length - len(body))):
+                body += chunk
+        except TimeoutError:
+            pass
+        if len(body) < length:
+            message = (
+                f"the body ended or stalled after {len(body)} of the {length} bytes its "
+                "Content-Length announced"
+            )
+            raise _BadRequest(message, close=True)
+        return bytes(body)
+
     # -- writing ----------------------------------------------------------------------------
 
     def _send(
@@ -319,11 +387,15 @@ class _ChatHandler(BaseHTTPRequestHandler):
     def _json(self, status: int, payload: dict, headers: dict | None = None) -> None:
         self._send(status, json.dumps(payload).encode(), "application/json", headers)
 
-    def _error(self, status: int, message: str, kind: str) -> None:
+    def _error(
+        self, status: int, message: str, kind: str, param: str | None = None, close: bool = False
+    ) -> None:
         headers = {}
         if status in (429, 500):
             headers["retry-after-ms"] = str(int(self.offline.faults.retry_after * 1000))
-        error = {"message": message, "type": kind, "param": None, "code": str(status)}
+        if close:  # http.server then closes the connection after this reply
+            headers["Connection"] = "close"
+        error = {"message": message, "type": kind, "param": param, "code": str(status)}
         self._json(status, {"error": error}, headers)
 
     def _stream(self, chunks: Iterator[dict], malformed: bool) -> None:
@@ -342,6 +414,58 @@ class _ChatHandler(BaseHTTPRequestHandler):
             self.wfile.flush()
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
+
+
+#: JSON's names for the Python types ``json.loads`` makes, for error messages.
+_JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+               int: "a number", float: "a number", type(None): "null"}  # fmt: skip
+
+#: The optional request fields this server reads, with the type each must have when present
+#: and not null. Every other field is ignored, as a model without that setting would.
+_OPTIONAL_FIELDS = {"model": str, "stream": bool, "stream_options": dict}
+
+
+def _chat_request(body: bytes) -> dict[str, Any]:
+    """The chat request in ``body``, checked as far as this server reads it.
+
+    Raises:
+        _BadRequest: naming the first thing wrong, in the field the OpenAI API would name.
+    """
+    try:
+        request = json.loads(body)
+    except RecursionError:  # json's C scanner recurses once per nested list or object
+        raise _BadRequest("the body nests too deeply to parse") from None
+    except ValueError as exc:
+        raise _BadRequest(f"the body is not JSON: {exc}") from None
+    if not isinstance(request, dict):
+        raise _BadRequest(f"the body must be a JSON object, got {_JSON_TYPES[type(request)]}")
+    messages = request.get("messages")
+    if not (isinstance(messages, list) and messages):
+        got = _what_is(request, "messages")
+        reason = f"messages must be a non-empty list of message objects, got {got}"
+        raise _BadRequest(reason, param="messages")
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            got = _JSON_TYPES[type(message)]
+            reason = f"messages[{i}] must be an object with a role and a content, got {got}"
+            raise _BadRequest(reason, param=f"messages[{i}]")
+        for key in ("role", "content"):
+            if not isinstance(message.get(key), str):
+                got = _what_is(message, key)
+                param = f"messages[{i}].{key}"
+                raise _BadRequest(f"{param} must be a string, got {got}", param=param)
+    for key, kind in _OPTIONAL_FIELDS.items():
+        if request.get(key) is not None and not isinstance(request[key], kind):
+            got = _what_is(request, key)
+            raise _BadRequest(f"{key} must be {_JSON_TYPES[kind]}, got {got}", param=key)
+    return request
+
+
+def _what_is(fields: dict[str, Any], key: str) -> str:
+    """What ``fields[key]`` is, in JSON's words, for an error message."""
+    if key not in fields:
+        return "nothing"
+    return "an empty list" if fields[key] == [] else _JSON_TYPES[type(fields[key])]
 
 
 def _pad(content: str, length: int) -> str:

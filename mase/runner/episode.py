@@ -16,6 +16,7 @@ import numpy as np
 
 from mase.actions import wrappers
 from mase.agents import PolicyProtocol
+from mase.protocol import cut
 
 Team = Mapping[str, PolicyProtocol]
 
@@ -41,6 +42,16 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return value.tolist()
     return value
+
+
+def _recorded(action: Any) -> Any:
+    """An action as the record keeps it: JSON-ready, its text cut to a bounded length."""
+    if isinstance(action, str):
+        text, whole = cut(action)
+        return text if whole is None else {"text": text, "truncated": whole}
+    if isinstance(action, dict):
+        return {k: _recorded(v) if isinstance(v, str) else jsonable(v) for k, v in action.items()}
+    return jsonable(action)
 
 
 def _reset_policy(policy: PolicyProtocol, agent: str, env: Any, seed: int | None) -> None:
@@ -174,7 +185,7 @@ def run_episode(
         if should_stop is not None and should_stop():
             raise EpisodeStopped
         action = team[agent].act(obs, info)
-        turn = {"round": base.round, "agent": agent, "action": jsonable(action)}
+        turn = {"round": base.round, "agent": agent, "action": _recorded(action)}
         if record_text:
             text = obs.get("text") if isinstance(obs, dict) else None
             turn["observation"] = text if text is not None else base.observe_text(agent)

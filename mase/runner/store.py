@@ -15,16 +15,35 @@ from typing import Any
 
 
 def read_records(path: Path) -> list[dict]:
-    """Records of a JSONL file; a torn last line (an interrupted write) is dropped."""
+    """Records of a JSONL file, one per line.
+
+    Blank lines are skipped; a line that is not a record (a torn last line from an interrupted
+    write, or a damaged one) is dropped, and every other line is still read, so only the
+    episodes on such lines are played again.
+    """
     records = []
     if not path.exists():
         return records
-    for line in path.read_text().splitlines():
+    for line in path.read_text(errors="replace").splitlines():
+        if not line.strip():
+            continue
         try:
-            records.append(json.loads(line))
+            record = json.loads(line)
         except json.JSONDecodeError:
-            break
+            continue
+        if isinstance(record, dict) and isinstance(record.get("episode"), int):
+            records.append(record)
     return records
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write ``data`` as JSON atomically: an interruption leaves the old file or the new."""
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w") as f:
+        f.write(json.dumps(data, indent=2))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
 
 
 def write_records(path: Path, records: list[dict]) -> None:
@@ -74,15 +93,31 @@ class RunStore:
             )
         config_path = self.out / "config.json"
         if existing and config_path.exists():
-            previous = json.loads(config_path.read_text())
-            if previous != {**config, "episodes": previous.get("episodes")}:
+            try:
+                previous = json.loads(config_path.read_text())
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                raise ValueError(
+                    f"{config_path} is unreadable, so the set-up of the {len(existing)} "
+                    "episodes there cannot be checked; they are kept: delete config.json to "
+                    "resume them with these arguments, or choose another output directory"
+                ) from None
+            if not isinstance(previous, dict) or previous != {
+                **config,
+                "episodes": previous.get("episodes"),
+            }:
                 raise ValueError(
                     f"{self.out} holds an evaluation with a different set-up ({previous}); "
                     "resume it with the same arguments or choose another output directory"
                 )
-        self.records = [r for r in existing if not r.get("failed")]  # failed ones are retried
+        finished = [r for r in existing if not r.get("failed")]  # failed ones are retried
+        if len({r["episode"] for r in finished}) > episodes:
+            raise ValueError(
+                f"{self.out} holds {len(finished)} finished episodes, more than the {episodes} "
+                f"asked for: ask for {len(finished)} or more, or choose another output directory"
+            )
+        self.records = finished
         write_records(self.path, self.records)  # drops torn lines and failures before appending
-        config_path.write_text(json.dumps({**config, "episodes": episodes}, indent=2))
+        write_json(config_path, {**config, "episodes": episodes})
 
     def done(self) -> set[int]:
         """The episode numbers already finished."""
@@ -102,4 +137,4 @@ class RunStore:
         self.records.sort(key=lambda r: r["episode"])
         if self.out is not None:
             write_records(self.path, self.records)
-            (self.out / "summary.json").write_text(json.dumps(summary, indent=2))
+            write_json(self.out / "summary.json", summary)

@@ -7,11 +7,24 @@ from typing import Any
 
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from mase.actions import take_keys
+from mase.actions import brief, take_keys
 from mase.protocol import split_reply
 from mase.task import TaskEnv
 
 Topology = str | Mapping[str, Iterable[str]]
+
+
+def _recipients(to: Any) -> tuple[str, ...] | None:
+    """The names of an action dict's ``"to"``: a name, a list of names, or ``None`` (all)."""
+    if to is None:
+        return None
+    if isinstance(to, str):
+        return (to,)
+    if isinstance(to, list | tuple | set | frozenset) and all(isinstance(n, str) for n in to):
+        return tuple(to)
+    raise ValueError(
+        f"'to' must be a teammate's name or a list of names, got {type(to).__name__} {brief(to)}"
+    )
 
 
 class MessageChannel(BaseWrapper):
@@ -40,22 +53,35 @@ class MessageChannel(BaseWrapper):
     caller); in a text reply (a model's output) such names are dropped and the sender's
     ``info["message_errors"]`` says why, so a model's slip loses nothing else of its turn.
 
+    A text reply sends at most ``max_messages`` message parts a turn; the sender's
+    ``info["message_errors"]`` says how many more were dropped.
+
     Args:
         env: a MASE task (possibly already wrapped).
         max_length: longest message kept, in characters.
         topology: ``"broadcast"``, ``"direct"``, or a mapping as above.
+        max_messages: most message parts of one text reply that are sent.
     """
 
     #: The keys of action dicts this wrapper takes.
     action_keys = ("message", "to")
 
-    def __init__(self, env: Any, max_length: int = 1000, topology: Topology = "broadcast"):
+    def __init__(
+        self,
+        env: Any,
+        max_length: int = 1000,
+        topology: Topology = "broadcast",
+        max_messages: int = 8,
+    ):
         super().__init__(env)
         base = env.unwrapped
         if not isinstance(base, TaskEnv):
             raise TypeError(f"MessageChannel needs a MASE task, got {type(base).__name__}")
         if max_length < 1:
             raise ValueError(f"max_length must be positive, got {max_length}")
+        if max_messages < 1:
+            raise ValueError(f"max_messages must be positive, got {max_messages}")
+        self.max_messages = max_messages
         seats = list(base.possible_agents)
         if isinstance(topology, str):
             if topology not in ("broadcast", "direct"):
@@ -93,8 +119,7 @@ class MessageChannel(BaseWrapper):
                     "this channel broadcasts; 'to' needs MessageChannel(topology='direct')"
                 )
             if taken.get("message"):
-                to = taken.get("to")
-                names = (to,) if isinstance(to, str) else tuple(to) if to is not None else None
+                names = _recipients(taken.get("to"))
                 if names is not None:
                     bad = [n for n in names if n not in self.links[agent]]
                     if bad:
@@ -133,7 +158,12 @@ class MessageChannel(BaseWrapper):
         """
         posts: list[tuple[str, tuple[str, ...] | None]] = []
         errors: list[str] = []
-        reply = split_reply(text)
+        reply = split_reply(text, limit=self.max_messages)
+        if reply.dropped:
+            errors.append(
+                f"{reply.dropped} more message parts were not sent (at most "
+                f"{self.max_messages} a turn)"
+            )
         for part in reply.messages:
             if part.to_team:
                 if part.text:
@@ -146,11 +176,12 @@ class MessageChannel(BaseWrapper):
                     f"{', '.join(names)} was not sent)"
                 )
                 continue
-            bad = [n for n in names if n not in self.links[agent]]
-            good = tuple(n for n in names if n in self.links[agent])
+            bad = list(dict.fromkeys(n for n in names if n not in self.links[agent]))
+            good = tuple(dict.fromkeys(n for n in names if n in self.links[agent]))
             if bad:
+                shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
                 errors.append(
-                    f"cannot message {', '.join(bad)}: you reach "
+                    f"cannot message {shown}: you reach "
                     f"{', '.join(a.capitalize() for a in self.links[agent]) or 'nobody'}"
                 )
             if good and part.text:

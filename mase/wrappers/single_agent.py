@@ -7,7 +7,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import gymnasium
+import numpy as np
 
+from mase import rendering
 from mase.agents import PolicyProtocol, make_policy
 from mase.registry import build, resolve_entry_point
 from mase.wrappers.message_channel import MessageChannel
@@ -33,7 +35,7 @@ class SingleAgentEnv(gymnasium.Env):
         **env_kwargs: passed to the task (``obs_mode``, ``render_mode``, rule options).
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human", *(["rgb_array"] if rendering.AVAILABLE else [])]}
 
     def __init__(
         self,
@@ -96,6 +98,16 @@ class SingleAgentEnv(gymnasium.Env):
             else:
                 aec.step(self.teammates[seat].act(obs, info))
         raise RuntimeError("the episode ended without the learner's final observation")
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now (a bool array; all true when the task has no mask).
+
+        sb3-contrib's ``MaskablePPO`` calls this method of the env it trains on.
+        """
+        space = self.action_space
+        if "action_mask" in getattr(self.observation_space, "spaces", {}):
+            return self.aec.unwrapped.observe(self.agent)["action_mask"].astype(bool)
+        return np.ones(getattr(space, "n", 1), dtype=bool)
 
     def render(self):
         """The task's render (``"ansi"``: a string)."""

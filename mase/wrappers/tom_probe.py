@@ -27,7 +27,7 @@ from gymnasium.envs.registration import load_env_creator
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from mase.probes import LEVELS, Holds, Probe, ProbeContext, Question, true_answer
-from mase.protocol import parse_yes_no
+from mase.protocol import cut, parse_yes_no
 from mase.task import TaskEnv
 
 __all__ = ["LEVELS", "Holds", "Probe", "ProbeContext", "Question", "ToMProbe", "true_answer"]
@@ -178,7 +178,9 @@ class ToMProbe(BaseWrapper):
                     f"infos[{agent!r}]['tom_questions']"
                 )
             record = self._records[qid]
-            record["reply"] = reply
+            record["reply"], record_cut = cut(reply) if isinstance(reply, str) else (reply, None)
+            if record_cut is not None:
+                record["reply_truncated"] = record_cut
             answer = parse_yes_no(reply) if reply is not None else None
             record["answer"] = answer
             record["correct"] = None if reply is None else answer == record["truth"]

@@ -4,6 +4,7 @@ client against the offline server on loopback."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 
 import pytest
@@ -17,6 +18,7 @@ from mase.envs.search_rescue.language_model import respond
 from mase.llm import ChatClient, Faults, LLMConfig, LLMUnavailable, OfflineServer
 from mase.wrappers import MessageChannel
 
+ENV = "mase/SearchRescue-v0"
 GARBAGE = "I think we should wait and see."
 
 
@@ -220,11 +222,105 @@ def test_history_replies_are_cut_but_the_env_gets_the_whole_reply():
         client = ChatClient(LLMConfig(base_url=server.base_url, cache=False))
         team = team_of(client, max_reply_chars=120)
         play(env, team, seed=0)
+        env.reset(seed=0)
+        alpha = team["alpha"].spawn()
+        alpha.reset("alpha", env)
+        assert len(alpha.act(env.observe("alpha"), {})) == 3000
     calls = team["alpha"].episode_record()["calls"]
-    assert len(calls[0]["reply"]) == 3000
+    assert (len(calls[0]["reply"]), calls[0]["reply_truncated"]) == (120, 3000)
     history = [m for c in calls for m in c["messages"] if m["role"] == "assistant"]
     assert history and all(len(m["content"]) == 120 for m in history)
-    assert history[0]["content"] == calls[0]["reply"][:120]
+    assert history[0]["content"] == calls[0]["reply"]
+
+
+def test_a_runaway_reply_is_cut_in_the_retry_prompt_and_the_record():
+    env = make_env()
+    env.reset(seed=0)
+    model = Recording(garbage_first)
+    with OfflineServer(model, faults=Faults(long_rate=1.0, long_chars=120_000)) as server:
+        agent = LLMAgent(LLMConfig(base_url=server.base_url, cache=False))
+        agent.reset("alpha", env)
+        action = agent.act(env.observe("alpha"), {})
+        agent.answer("Does Bravo know where bomb 5 is?")
+    assert len(action) == 120_000  # the env reads the whole (valid) retry
+    record = agent.episode_record()
+    first, retry, answer = record["calls"]
+    assert (first["purpose"], retry["purpose"], answer["purpose"]) == ("action", "retry", "answer")
+    for call in (first, retry, answer):
+        assert (len(call["reply"]), call["reply_truncated"]) == (2000, 120_000)
+    assert first["reply"].startswith(GARBAGE)
+    # the retry shows the model the first 2000 characters of its reply, no more
+    assert retry["messages"][-2] == {"role": "assistant", "content": first["reply"]}
+    grown = sum(len(m["content"]) for m in retry["messages"]) - sum(
+        len(m["content"]) for m in first["messages"]
+    )
+    assert grown < 2000 + 400
+    assert model.requests[1] == retry["messages"]  # what the model was sent
+    assert len(json.dumps(record)) < 30_000
+    assert record["metrics"]["llm_valid_outputs"] == 1
+
+
+def test_a_belief_that_keeps_failing_to_be_rewritten_stays_bounded(template):
+    def no_rewrites(messages):
+        if messages[-1]["content"].endswith(protocol.BELIEF_REQUEST):
+            return ""
+        return respond(messages)
+
+    env = make_env(max_cycles=6)
+    with OfflineServer(no_rewrites) as server:
+        client = ChatClient(LLMConfig(base_url=server.base_url, cache=False))
+        team = team_of(client, belief=True, max_reply_chars=40)
+        seen = []
+        metrics = play(env, team, seed=0, turns=seen)
+    alpha = team["alpha"]
+    last_seen = [text for agent, text in seen if agent == "alpha"][-1]
+    assert metrics["rounds"] >= 3  # every turn adds an observation to the belief
+    assert alpha.current_belief == f"\n\n{protocol.NEW_OBSERVATION}\n{last_seen}"[-160:]
+    head, tail = f"{protocol.BELIEF_HEADER}\n", f"\n\n{protocol.ACTION_REQUEST}"
+    for call in alpha.episode_record()["calls"]:
+        if call["purpose"] == "action":  # the belief each action was asked on: at most 4 * 40
+            prompt = call["messages"][-1]["content"]
+            assert prompt.startswith(head) and prompt.endswith(tail)
+            assert len(prompt) - len(head) - len(tail) <= 160
+
+
+def surrogate_model(messages):
+    """Replies holding lone surrogates: an invalid one, then a valid one whose message has one."""
+    if messages[-1]["content"].startswith("Your reply could not be carried out"):
+        reply = respond(messages[:-2])
+        return reply.replace("Message to Team: ", "Message to Team: \udc80 ", 1)
+    return "Action selection: \ud800?"
+
+
+@pytest.mark.parametrize("cache", [False, True])
+def test_lone_surrogates_in_replies_are_just_outputs(tmp_path, cache):
+    from mase.runner import evaluate
+
+    llm = {"cache": tmp_path / "cache.sqlite" if cache else False}
+    with OfflineServer(surrogate_model) as server:
+        config = LLMConfig(base_url=server.base_url, **llm)
+        summaries = [
+            evaluate(ENV, "llm", episodes=2, llm=config, record=True, out=tmp_path / run)
+            for run in ("first", "again")
+        ]
+    assert [s["failed"] for s in summaries] == [0, 0]
+    text = (tmp_path / "first" / "episodes.jsonl").read_text()
+    records = [json.loads(line) for line in text.splitlines()]
+    assert len(records) == 2
+    for record in records:
+        json.dumps(record, ensure_ascii=False).encode()  # nothing UTF-8 cannot write
+        assert record["metrics"]["ended_by"] in ("defused", "round_limit", "deadlock")
+        assert record["metrics"]["llm_valid_output_rate"] == 0.5  # every first try is invalid
+        calls = record["seats"]["bravo"]["calls"]
+        assert [c["purpose"] for c in calls[:2]] == ["action", "retry"]
+        assert calls[0]["reply"] == "Action selection: \ufffd?"
+        assert calls[1]["messages"][-2] == {"role": "assistant", "content": calls[0]["reply"]}
+        assert "Message to Team: \ufffd " in calls[1]["reply"]
+        # the teammates were told the message, U+FFFD and all
+        prompts = "\n".join(m["content"] for c in calls[2:] for m in c["messages"])
+        assert "\ufffd" in prompts.split(protocol.ACTION_REQUEST)[-2]
+    if cache:  # the rerun came from the cache: the same records
+        assert (tmp_path / "again" / "episodes.jsonl").read_text() == text
 
 
 # -- probes, belief mode -------------------------------------------------------------------------

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import doctest
+import hashlib
 import importlib
 import json
+import sqlite3
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
@@ -93,6 +95,8 @@ def test_key_covers_model_messages_and_params():
         request_key("m", ask("hi"), {"temperature": 0.0, "max_tokens": None}),
         request_key("m", messages, {"temperature": 0.7, "max_tokens": None}),
         request_key("m", messages, {"temperature": 0.0, "max_tokens": 64}),
+        request_key("m", messages, {"temperature": 0.0, "max_tokens": None}, "http://a/v1"),
+        request_key("m", messages, {"temperature": 0.0, "max_tokens": None}, "http://b/v1"),
     ]
     assert len({base, *variants}) == 1 + len(variants)
     swapped = [{"content": m["content"], "role": m["role"]} for m in messages]
@@ -153,6 +157,116 @@ def test_sixteen_threads_share_one_client(server, tmp_path):
     # every distinct prompt is in the cache now: a second pass is all hits
     with ThreadPoolExecutor(16) as pool:
         assert all(r.cached for r in pool.map(client.complete, jobs))
+
+
+def test_cache_keys_on_the_endpoint(tmp_path):
+    # two servers behind one model id are two models: neither answers for the other
+    messages = ask("same prompt, same model id")
+    with OfflineServer(lambda m: "from a") as a, OfflineServer(lambda m: "from b") as b:
+        first = make_client(a, tmp_path).complete(messages)
+        second = make_client(b, tmp_path).complete(messages)
+        again = make_client(b, tmp_path).complete(messages)
+    assert (first.text, first.cached) == ("from a", False)
+    assert (second.text, second.cached) == ("from b", False)
+    assert (again.text, again.cached) == ("from b", True)
+    assert LLMConfig(base_url="http://x/v1/").endpoint() == "http://x/v1"
+
+
+def test_endpoint_follows_the_openai_clients_defaults(monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert LLMConfig().endpoint() == "https://api.openai.com/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://models.example/v1")
+    assert LLMConfig().endpoint() == "http://models.example/v1"
+    assert LLMConfig(base_url="http://127.0.0.1:1/v1").endpoint() == "http://127.0.0.1:1/v1"
+
+
+def test_empty_replies_are_never_cached(tmp_path):
+    with OfflineServer(Counting(), faults=Faults(empty_rate=1.0)) as srv:
+        client = make_client(srv, tmp_path)
+        replies = [client.complete(ask("anything?")) for _ in range(2)]
+    assert [(r.text, r.cached, r.error) for r in replies] == [("", False, None)] * 2
+    assert len(client.cache) == 0 and client.requests == 2
+
+
+@pytest.mark.parametrize("empty", ["", " \n\t "])
+def test_a_healthy_endpoint_is_asked_again_after_an_empty_reply(tmp_path, empty):
+    # the same endpoint, empty at first and healthy afterwards: the empty reply is not served
+    # from the cache once the model answers again
+    healthy = threading.Event()
+
+    def flaky(messages):
+        return "echo: " + messages[-1]["content"] if healthy.is_set() else empty
+
+    with OfflineServer(flaky) as srv:
+        assert make_client(srv, tmp_path).complete(ask("hello")).text == empty
+        healthy.set()
+        client = make_client(srv, tmp_path)
+        reply = client.complete(ask("hello"))
+        assert (reply.text, reply.cached) == ("echo: hello", False)
+        assert client.complete(ask("hello")).cached
+    assert len(client.cache) == 1
+
+
+def test_old_cache_files_open_and_their_entries_miss(tmp_path):
+    # a file written before the key covered the endpoint: same table, keys without it
+    path = tmp_path / "old.sqlite"
+    messages = ask("from an old run")
+    params = {"temperature": 0.0, "max_tokens": None}
+    payload = {"model": "mase-offline", "messages": messages, "params": params}
+    old_key = hashlib.sha256(
+        json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    ).hexdigest()
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, reply TEXT NOT NULL, "
+        "prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, "
+        "latency_s REAL NOT NULL, created REAL NOT NULL)"
+    )
+    db.execute("INSERT INTO responses VALUES (?, 'mase-offline', '', 1, 0, 0.1, 0)", (old_key,))
+    db.commit()
+    db.close()
+    with OfflineServer(Counting()) as srv:
+        client = make_client(srv, tmp_path, cache=path)
+        reply = client.complete(messages)
+        assert (reply.text, reply.cached) == ("echo: from an old run", False)
+        assert client.complete(messages).cached
+    assert len(client.cache) == 2  # the old entry stays, unused
+
+
+class Surrogates:
+    """A model whose replies hold a lone surrogate, recording the messages it is sent."""
+
+    def __init__(self):
+        self.seen = []
+
+    def __call__(self, messages):
+        self.seen.append(messages)
+        return "half a pair: \ud800 and " + messages[-1]["content"]
+
+
+@pytest.mark.parametrize("cache", [True, False])
+def test_lone_surrogates_never_fail_a_call(tmp_path, cache):
+    model = Surrogates()
+    with OfflineServer(model) as srv:
+        client = make_client(srv, tmp_path, **({} if cache else {"cache": False}))
+        first = client.complete(ask("hi \udc80"))
+        # the reply goes back to the model, as a retry prompt would send it
+        chat = [*ask("hi \udc80"), {"role": "assistant", "content": first.text}, *ask("again")]
+        second = client.complete(chat)
+        again = client.complete(ask("hi \udc80"))
+        from_async = asyncio.run(client.acomplete(ask("async \ud800")))
+    assert first.error is None and first.text == "half a pair: \ufffd and hi \ufffd"
+    assert second.error is None and second.text == "half a pair: \ufffd and again"
+    assert from_async.text == "half a pair: \ufffd and async \ufffd"
+    assert model.seen[0] == ask("hi \ufffd")  # sent as U+FFFD
+    assert model.seen[1][1]["content"] == first.text
+    assert again.cached == cache and again.text == first.text
+    if cache:
+        assert len(client.cache) == 3
+        with ResponseCache(tmp_path / "cache.sqlite") as store:
+            store.put("k", "m", "\ud800", 1, 1, 0.1)
+            assert store.get("k").reply == "\ufffd"
+    assert request_key("m", ask("\ud800"), {}) != request_key("m", ask("\ud801"), {})
 
 
 def test_cache_file_is_shared_between_connections(tmp_path):

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import http.client
 import json
+import socket
 import subprocess
 import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 import weakref
@@ -168,6 +172,128 @@ def test_faults_are_validated():
         Faults(error_rate_429=1.5)
 
 
+# -- hostile and broken clients -------------------------------------------------------------
+
+#: The idle timeout of the servers below: short, so a test of it stays fast.
+IDLE = 0.3
+
+CHAT = b"POST /v1/chat/completions HTTP/1.1\r\nHost: loopback\r\n"
+
+
+def raw_exchange(server, data, *, end=False):
+    """Send ``data`` on a fresh connection; the status, error body and headers of the reply.
+
+    With ``end`` the client says it sends nothing more (half-close), as if its body ended.
+    """
+    with socket.create_connection((server.host, server.port), timeout=5) as sock:
+        sock.sendall(data)
+        if end:
+            sock.shutdown(socket.SHUT_WR)
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        return response.status, json.loads(response.read()), response.headers
+
+
+def post(body, content_length=None):
+    """A chat request with ``body``; its Content-Length is the body's unless given."""
+    length = len(body) if content_length is None else content_length
+    return CHAT + f"Content-Length: {length}\r\n\r\n".encode() + body
+
+
+def chat_body(**fields):
+    return json.dumps({"model": "m", "messages": HELLO, **fields}).encode()
+
+
+def closed_by_server(sock):
+    """Whether the server ended the connection (EOF or reset); raises at ``sock``'s timeout."""
+    try:
+        return sock.recv(1) == b""
+    except ConnectionResetError:
+        return True
+
+
+def test_stalled_connections_are_dropped_while_others_are_served():
+    before = set(threading.enumerate())
+    stalled = []
+    with OfflineServer(echo, idle_timeout=IDLE) as server:
+        client(server)  # built before the stalls: building one takes ~0.1 s
+        try:
+            for _ in range(100):  # slowloris: a request begun and never finished
+                opened = time.monotonic()
+                sock = socket.create_connection((server.host, server.port), timeout=5)
+                sock.sendall(CHAT + b"Content-Le")
+                stalled.append((sock, opened))
+            assert chat(server, timeout=5.0).choices[0].message.content == "you said: say something"
+            for sock, opened in stalled:
+                assert closed_by_server(sock)
+                assert time.monotonic() - opened >= IDLE - 0.01  # not before the timeout
+        finally:
+            for sock, _ in stalled:
+                sock.close()
+        # the handler threads are gone too, not left waiting on the closed connections
+        handlers = [t for t in set(threading.enumerate()) - before if "process_request" in t.name]
+        for thread in handlers:
+            thread.join(timeout=5)
+        assert not [t for t in handlers if t.is_alive()]
+
+
+@pytest.mark.parametrize("end", [False, True], ids=["stalls", "ends"])
+def test_body_shorter_than_its_content_length_is_400(end):
+    with OfflineServer(echo, idle_timeout=IDLE) as server:
+        status, error, headers = raw_exchange(server, post(b"{}", content_length=100), end=end)
+    assert status == 400
+    assert error["error"]["type"] == "invalid_request_error"
+    assert "2 of the 100 bytes" in error["error"]["message"]
+    assert headers["Connection"] == "close"
+
+
+BAD_REQUESTS = {
+    "too-many-headers": (CHAT + b"X-Pad: 1\r\n" * 101 + b"\r\n", 431, "Too many headers"),
+    "content-length-abc": (CHAT + b"Content-Length: abc\r\n\r\n{}", 400, "Content-Length"),
+    "content-length-negative": (CHAT + b"Content-Length: -1\r\n\r\n{}", 400, "Content-Length"),
+    "too-large": (post(b"", content_length=17_000_000), 413, "16 MB"),
+    "chunked": (CHAT + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 411, "chunked"),
+    "nested": (post(b"[" * 100_000 + b"]" * 100_000), 400, "nests too deeply"),
+    "not-json": (post(b"{not json"), 400, "not JSON"),
+    "not-an-object": (post(b"[1, 2]"), 400, "JSON object, got a list"),
+    "no-messages": (post(b'{"model": "m"}'), 400, "messages must be a non-empty list"),
+    "empty-messages": (post(chat_body(messages=[])), 400, "got an empty list"),
+    "messages-not-objects": (post(chat_body(messages=[1, 2, 3])), 400, "messages[0]"),
+    "content-not-a-string": (
+        post(chat_body(messages=[{"role": "user", "content": 5}])),
+        400,
+        "messages[0].content must be a string, got a number",
+    ),
+    "no-role": (post(chat_body(messages=[{"content": "hi"}])), 400, "messages[0].role"),
+    "model-not-a-string": (post(chat_body(model=["m"])), 400, "model"),
+    "stream-options-string": (
+        post(chat_body(stream=True, stream_options="yes")),
+        400,
+        "stream_options must be an object, got a string",
+    ),
+    "stream-options-list": (post(chat_body(stream=True, stream_options=[1])), 400, "stream_opt"),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_REQUESTS))
+def test_bad_requests_get_openai_errors_and_no_traceback(name, capfd):
+    data, status, says = BAD_REQUESTS[name]
+    with OfflineServer(echo, idle_timeout=IDLE) as server:
+        got, error, _ = raw_exchange(server, data)
+        # the server goes on serving
+        assert chat(server).choices[0].message.content == "you said: say something"
+    assert got == status
+    assert error["error"]["type"] == "invalid_request_error"
+    assert error["error"]["code"] == str(status)
+    assert says in error["error"]["message"]
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_idle_timeout_is_validated():
+    with pytest.raises(ValueError, match="idle_timeout"):
+        OfflineServer(echo, idle_timeout=0)
+
+
 # -- the search-and-rescue scripted language model ----------------------------------------------
 
 
@@ -267,3 +393,20 @@ def test_mase_serve_command():
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_mase_serve_on_a_busy_port_says_so():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "mase.cli", "serve", "--env", ENV, "--port", str(port)],
+            capture_output=True,
+            text=True,
+        )
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"mase serve: error: port {port} on 127.0.0.1 is in use; choose another with --port, "
+        "or 0 for a free one\n"
+    )

@@ -67,14 +67,44 @@ def test_oracle_belief_is_what_the_agent_was_shown_or_told():
             assert held[key] == value
     # its own current room, seen at the start of this turn, is in it
     assert stated[("agent_room", agent)] == truth[("agent_room", agent)]
-    # ToM statements are exactly what the tracker says the agent knows of its teammates
-    for claim, holds in tom.parse_statements(oracle).items():
+    # ToM statements are what the agent saw its teammates see (or exchanged with them), with
+    # the values the agent itself holds: judged from its side, never from the truth
+    statements = tom.parse_statements(oracle)
+    assert statements
+    for claim, holds in statements.items():
         assert holds
-        keys = tom.fact_keys(claim.kind, claim.subject, truth)
-        if claim.level == "first_order":
-            assert all(tracker.second_order(agent, claim.about, k, truth) for k in keys)
-        else:
-            assert all(tracker.second_order(claim.about, agent, k, truth) for k in keys)
+        keys = tom.fact_keys(claim.kind, claim.subject, held)
+        if claim.level == "first_order":  # the agent knows the teammate holds it
+            model = tracker.model(agent, claim.about)
+        else:  # the teammate knows the agent holds it
+            model = tracker.model(claim.about, agent)
+        assert all(k in held and model.get(k) == held[k] for k in keys), claim
+
+
+def test_oracle_belief_states_what_the_agent_could_know_never_the_truth():
+    """Two worlds that look the same to Alpha give Alpha the same oracle belief.
+
+    All three inspect bomb 5 together in room 8; Alpha walks out; then Bravo either explodes
+    bomb 5 (a wrong cutter, with wrong_cutter="explode") or only inspects it again. Alpha saw
+    neither, so what it could know, and what it could know of Bravo, is the same in both.
+    """
+    from scenarios import place, play
+
+    beliefs = []
+    for bravo_turn in (("cut", "blue"), ("inspect",)):
+        env = BeliefState(mase.make(ENV, wrong_cutter="explode"))
+        env.reset(seed=0)
+        place(env, alpha=8, bravo=8, charlie=8)
+        play(env, ("inspect",), ("inspect",), ("inspect",), ("go", 0), bravo_turn, ("inspect",))
+        assert env.agent_selection == "alpha"
+        base = env.unwrapped
+        truth = base.true_facts()[("bomb_status", 5)]
+        beliefs.append((base.observe_text("alpha"), env.oracle("alpha"), truth))
+    (seen_a, oracle_a, truth_a), (seen_b, oracle_b, truth_b) = beliefs
+    assert (truth_a, truth_b) == ("exploded", "active")  # the worlds differ
+    assert seen_a == seen_b  # and look the same to Alpha
+    assert oracle_a == oracle_b
+    assert "Bravo knows the sequence of bomb 5." in oracle_a
 
 
 def test_belief_accuracy_and_recall():

@@ -2,7 +2,7 @@ import gymnasium
 import numpy as np
 import pytest
 
-import mase  # noqa: F401
+import mase
 from mase.agents import RandomPolicy
 
 
@@ -51,3 +51,38 @@ def test_sb3_accepts_the_vector_view():
 
     env = gymnasium.make("mase/SearchRescue-v0", obs_mode="vector")
     check_env(env.unwrapped, warn=False)
+
+
+def test_sb3_make_vec_env_builds_the_task_with_its_rgb_array_default():
+    """Stable-Baselines3 passes render_mode="rgb_array" and falls back only on TypeError."""
+    from stable_baselines3.common.env_util import make_vec_env
+
+    vec = make_vec_env("mase/SearchRescue-v0", n_envs=2, env_kwargs={"obs_mode": "vector"})
+    vec.reset()
+    picture = vec.envs[0].render()
+    assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3
+    assert picture.min() < 128 < picture.max()  # text on a page, not a blank
+
+
+def test_action_masks_for_maskable_ppo_train_a_few_thousand_steps():
+    from sb3_contrib import MaskablePPO
+
+    env = gymnasium.make("mase/SearchRescue-v0", obs_mode="vector", teammates="random")
+    obs, _ = env.reset(seed=0)
+    mask = env.unwrapped.action_masks()
+    assert mask.dtype == bool and mask.tolist() == obs["action_mask"].astype(bool).tolist()
+    model = MaskablePPO("MultiInputPolicy", env, n_steps=512, batch_size=128, seed=0, verbose=0)
+    model.learn(2_048)
+    assert model.num_timesteps >= 2_048
+    action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks())
+    assert obs["action_mask"][int(action)] == 1  # a masked policy picks a legal action
+
+
+def test_observe_and_last_before_reset_say_what_to_do():
+    env = mase.make("mase/SearchRescue-v0")
+    for call in (env.last, lambda: env.observe("alpha"), lambda: env.step(0)):
+        with pytest.raises(RuntimeError, match=r"call reset\(\)"):
+            call()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="no agent 'zulu'"):
+        env.observe("zulu")
