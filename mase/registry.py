@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import types
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -91,17 +93,74 @@ def resolve_entry_point(entry_point: str | Callable[..., AECEnv]) -> Callable[..
 
 
 def build(creator: Callable[..., AECEnv], kwargs: dict[str, Any], id: str = "") -> AECEnv:
-    """Call ``creator(**kwargs)`` after checking every kwarg is one it accepts."""
+    """Call ``creator(**kwargs)`` after checking every kwarg is one it accepts, of its type.
+
+    The type is the constructor's annotation, where it is one of ``bool``, ``int``, ``float``,
+    ``str``, a ``Literal`` or a union of those (``int | None``); other annotations are not
+    judged. ``--env-arg max_cycles=abc`` is then one clear line, not a crash deep in a task.
+
+    Raises:
+        UnknownArgumentError: a kwarg the creator does not take.
+        TaskArgumentError: a kwarg of the wrong type or value.
+    """
+    name = id or getattr(creator, "__name__", str(creator))
     params = inspect.signature(creator).parameters
     if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         unknown = sorted(set(kwargs) - set(params))
         if unknown:
             valid = ", ".join(sorted(n for n in params if n != "self"))
             raise UnknownArgumentError(
-                f"{id or getattr(creator, '__name__', creator)} got unknown argument(s) "
-                f"{', '.join(unknown)}; valid arguments: {valid}"
+                f"{name} got unknown argument(s) {', '.join(unknown)}; valid arguments: {valid}"
             )
+    hints = _hints(creator)
+    for key, value in kwargs.items():
+        hint = hints.get(key)
+        if hint is not None and _fits(value, hint) is False:
+            raise TaskArgumentError(f"{name}: {key} must be {_described(hint)}, got {value!r}")
     return creator(**kwargs)
+
+
+class TaskArgumentError(ValueError):
+    """Raised for a task argument of the wrong type or value (the message says which)."""
+
+
+def _hints(creator: Callable[..., Any]) -> dict[str, Any]:
+    """The resolved annotations of the creator's parameters (empty when they cannot be read)."""
+    target = creator.__init__ if inspect.isclass(creator) else creator
+    try:
+        return typing.get_type_hints(target)
+    except Exception:  # noqa: BLE001 - unresolvable annotations: nothing is judged
+        return {}
+
+
+def _fits(value: Any, hint: Any) -> bool | None:
+    """Whether ``value`` fits ``hint`` (``None``: the hint is not one this judges)."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return value in typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        verdicts = [_fits(value, h) for h in typing.get_args(hint)]
+        return None if None in verdicts and not any(verdicts) else any(verdicts)
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is str:
+        return isinstance(value, str)
+    return None
+
+
+def _described(hint: Any) -> str:
+    if typing.get_origin(hint) is typing.Literal:
+        return "one of " + ", ".join(repr(v) for v in typing.get_args(hint))
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return " or ".join(_described(h) for h in typing.get_args(hint))
+    names = {bool: "True or False", int: "a whole number", float: "a number", str: "text"}
+    return names.get(hint, "None" if hint is type(None) else getattr(hint, "__name__", str(hint)))
 
 
 def make(id: str, **kwargs: Any) -> AECEnv:

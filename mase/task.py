@@ -153,8 +153,10 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "
                 f"got {render_mode!r}"
             )
-        if max_cycles is not None and max_cycles < 1:
-            raise ValueError(f"max_cycles must be at least 1, got {max_cycles}")
+        if max_cycles is not None and (
+            isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
+        ):
+            raise ValueError(f"max_cycles must be a whole number of at least 1, got {max_cycles!r}")
         self.render_mode = render_mode
         self.max_cycles = max_cycles
         self._want_vector = obs_mode in ("vector", "both")

@@ -251,3 +251,91 @@ def test_ctrl_c_keeps_finished_episodes_and_resume_finishes_the_rest(tmp_path):
     # the episodes saved before the interruption were kept as they were, not played again
     kept = {r["episode"]: r for r in map(json.loads, records.read_text().splitlines())}
     assert all(kept[r["episode"]] == r for r in saved)
+
+
+# -- what a new user hit (issue: hardening) ----------------------------------------------------
+
+ENV_ID = "mase/SearchRescue-v0"
+FAILING = ["--team", "llm", "--offline", "--error-rate-500", "1", "--no-cache", "--quiet"]
+
+
+def test_failed_episodes_are_said_with_their_reason_and_the_exit_is_not_zero(tmp_path, capsys):
+    code = main(["eval", ENV_ID, *FAILING, "--episodes", "2", "--out", str(tmp_path / "r")])
+    printed = capsys.readouterr()
+    assert code == 1
+    assert "llm: 2 episode(s) failed: LLMUnavailable: 5 model calls in a row failed" in printed.err
+
+
+def test_an_evaluation_whose_first_episodes_fail_alike_stops(tmp_path, capsys):
+    out = tmp_path / "r"
+    code = main(["eval", ENV_ID, *FAILING, "--episodes", "20", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "the first 3 episodes all failed, so the evaluation stopped" in err
+    assert "add resume" in err
+    lines = (out / "episodes.jsonl").read_text().splitlines()
+    assert len(lines) == 3 and all(json.loads(line)["failed"] for line in lines)
+
+
+def test_a_team_that_cannot_play_is_said_before_any_episode(tmp_path, capsys, monkeypatch):
+    code = main(["eval", ENV_ID, "--team", "random", "--team", "mappo", "--env-arg",
+                 "n_agents=4", "--episodes", "2", "--out", str(tmp_path / "r")])  # fmt: skip
+    assert code == 2
+    assert (
+        "team 'mappo', seat delta: this checkpoint was trained for seats" in capsys.readouterr().err
+    )
+    assert not (tmp_path / "r").exists()  # the random team did not play first
+
+    import mase.envs.search_rescue.policies as policies
+
+    def torch_missing(arg):
+        raise ModuleNotFoundError("No module named 'torch'", name="torch")
+
+    monkeypatch.setattr(policies, "mappo", torch_missing)
+    assert (
+        main(["eval", "--preset", "paper-table1", "--episodes", "1", "--out", str(tmp_path / "p")])
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert "policy 'mappo' needs torch" in err and "mase-suite[rl]" in err
+    assert not (tmp_path / "p").exists()
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--team", "random", "--episodes", "0"], "must be at least 1"),
+        (["--team", "random", "--episodes", "-1"], "must be at least 1"),
+        (["--team", "alpha=scripted,alpha=random"], "gives seat alpha two policies"),
+        (["--team", "random:foo"], "random takes no ':' argument"),
+        (["--team", "random", "--env-arg", "max_cycles=abc"], "max_cycles must be a whole number"),
+        (["--team", "sb3-ppo:/missing.zip"], "no checkpoint file at /missing.zip"),
+        (["--team", "mappo:README.md"], "README.md is not a MAPPO checkpoint"),
+        (["--team", "random", "--timeout", "0"], "must be positive"),
+    ],
+)
+def test_bad_eval_arguments_are_one_clear_line(args, said):
+    result = run_cli("eval", ENV_ID, *args, "--episodes" if "--episodes" not in args else "--quiet",
+                     *(["1"] if "--episodes" not in args else []))  # fmt: skip
+    assert result.returncode == 2, result.stdout
+    assert said in result.stderr and "Traceback" not in result.stderr
+
+
+def test_team_and_preset_together_are_refused(capsys):
+    assert main(["eval", "--preset", "paper-table1", "--team", "random"]) == 2
+    assert "does not take --team" in capsys.readouterr().err
+
+
+def test_train_refuses_an_output_that_holds_a_run_and_says_how_it_rounds(tmp_path):
+    (tmp_path / "old.txt").write_text("a run")
+    result = run_cli("train", "mappo", "--out", str(tmp_path), "--total-timesteps", "100")
+    assert result.returncode == 2 and "already holds files" in result.stderr
+    result = run_cli("train", "mappo", "--out", str(tmp_path / "new"), "--total-timesteps", "-5")
+    assert result.returncode == 2 and "--total-timesteps must be above 0, got -5" in result.stderr
+    result = run_cli(
+        "train", "mappo", "--out", str(tmp_path / "new"), "--total-timesteps", "100",
+        "--num-envs", "2", "--num-rounds", "4", "--update-epochs", "1",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "training 96 agent turns: --total-timesteps 100 rounded to whole batches of 24" in (
+        result.stdout
+    )

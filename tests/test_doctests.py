@@ -15,6 +15,7 @@ MODULES = [
     "mase.envs.search_rescue.tom",
     "mase.actions",
     "mase.stats",
+    "mase.runner.episode",
 ]
 
 

@@ -88,3 +88,25 @@ def test_a_task_is_its_rules_only(name, most):
     start = next(i for i, line in enumerate(lines) if line.startswith("class "))
     end = next(i for i, line in enumerate(lines) if line.startswith("mase.register("))
     assert end - start <= most, f"{name}'s task class has {end - start} lines"
+
+
+def test_the_readme_step_loop_plays_the_episode_run_episode_plays():
+    """README: "run_episode runs the same loop, with the same seeds": the same episode."""
+    import contextlib
+    import io
+    import re
+
+    readme = (EXAMPLES[0].parents[1] / "README.md").read_text()
+    section = readme[readme.index("## The step loop") :]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    scope: dict = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(code, "README.md", "exec"), scope)  # noqa: S102 - our own README
+    by_hand = scope["info"]["metrics"]
+    env = mase.wrappers.MessageChannel(mase.make("mase/SearchRescue-v0"))
+    team = {
+        "alpha": mase.agents.make_policy("scripted", env),
+        "bravo": mase.agents.RandomPolicy(),
+        "charlie": mase.agents.RandomPolicy(),
+    }
+    assert mase.run_episode(env, team, seed=0)["metrics"] == by_hand

@@ -192,7 +192,9 @@ def test_interrupted_concurrent_run_resumes_without_loss_or_duplicates(tmp_path)
 
 def test_concurrent_failures_are_recorded_with_the_reason(tmp_path):
     team = {"alpha": Broken(), "bravo": "random", "charlie": "random"}
-    summary = mase.evaluate(ENV, team, episodes=5, seed=0, out=tmp_path, concurrency=2)
+    summary = mase.evaluate(
+        ENV, team, episodes=5, seed=0, out=tmp_path, concurrency=2, stop_after_failures=0
+    )
     assert summary["failed"] == 5 and summary["episodes"] == 0
     lines = _lines(tmp_path)
     assert [r["episode"] for r in lines] == [0, 1, 2, 3, 4]
@@ -408,3 +410,56 @@ def test_records_keep_a_bounded_share_of_a_runaway_reply():
     assert action["truncated"] == len("Action selection: inspect bomb ") + 200_000
     assert len(action["text"]) == 8_000
     assert len(json.dumps(record)) < 8_000 * len(record["turns"]) * 2
+
+
+def test_resume_reads_past_a_blank_or_damaged_line_and_replays_only_that_episode(tmp_path):
+    mase.evaluate(ENV, "random", episodes=4, seed=0, out=tmp_path)
+    path = tmp_path / "episodes.jsonl"
+    lines = path.read_text().splitlines()
+    lines[1] = "{not json"  # episode 1 damaged
+    path.write_text("\n".join([lines[0], "", *lines[1:]]) + "\n")  # and a blank line
+    played = []
+
+    class Counting(RandomPolicy):
+        def reset(self, agent, env, seed=None):
+            played.append(env.unwrapped.np_random_seed)
+            super().reset(agent, env, seed)
+
+    team = {"alpha": Counting(), "bravo": "random", "charlie": "random"}
+    mase.evaluate(ENV, team, episodes=4, seed=0, out=tmp_path, resume=True, label="random")
+    assert played == [1]  # episodes 0, 2 and 3 were read back, not played again
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [r["episode"] for r in records] == [0, 1, 2, 3]
+
+
+def test_a_torn_config_is_a_clear_error_that_keeps_the_episodes(tmp_path):
+    mase.evaluate(ENV, "random", episodes=2, seed=0, out=tmp_path)
+    (tmp_path / "config.json").write_text('{"env_id": "mase/Sea')
+    before = (tmp_path / "episodes.jsonl").read_text()
+    with pytest.raises(ValueError, match="config.json is unreadable.*delete config.json"):
+        mase.evaluate(ENV, "random", episodes=2, seed=0, out=tmp_path, resume=True)
+    assert (tmp_path / "episodes.jsonl").read_text() == before
+    (tmp_path / "config.json").unlink()
+    summary = mase.evaluate(ENV, "random", episodes=2, seed=0, out=tmp_path, resume=True)
+    assert summary["episodes"] == 2
+
+
+def test_resume_with_fewer_episodes_than_finished_is_refused(tmp_path):
+    mase.evaluate(ENV, "random", episodes=5, seed=0, out=tmp_path)
+    config = (tmp_path / "config.json").read_text()
+    with pytest.raises(ValueError, match="holds 5 finished episodes, more than the 2"):
+        mase.evaluate(ENV, "random", episodes=2, seed=0, out=tmp_path, resume=True)
+    assert (tmp_path / "config.json").read_text() == config  # not rewritten to 2
+
+
+def test_config_and_summary_are_written_whole(tmp_path, monkeypatch):
+    """An interruption while writing leaves the old file or the new, never half of one."""
+    import os
+
+    mase.evaluate(ENV, "random", episodes=1, seed=0, out=tmp_path)
+    replaced = []
+    real_replace = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: (replaced.append(str(b)), real_replace(a, b)))
+    mase.evaluate(ENV, "random", episodes=2, seed=0, out=tmp_path, resume=True)
+    names = {p.rsplit("/", 1)[-1] for p in replaced}
+    assert {"config.json", "summary.json", "episodes.jsonl"} <= names

@@ -155,6 +155,23 @@ def test_step_before_reset_is_a_clear_error(env_id):
 
 
 @pytest.mark.parametrize("env_id", TASKS)
+def test_misuse_of_the_api_is_a_clear_error(env_id):
+    env = mase.make(env_id, max_cycles=1)
+    env.reset(seed=0)
+    env.step({"action": 0})  # a dict of the action alone is the action
+    assert env.unwrapped.turns == 1
+    for _agent in env.agent_iter():
+        _, _, ended, cut, _ = env.last()
+        env.step(None if ended or cut else 0)
+    with pytest.raises(RuntimeError, match="the episode is over; call reset"):
+        env.step(0)
+    channel = MessageChannel(mase.make(env_id), topology="direct")
+    channel.reset(seed=0)
+    with pytest.raises(ValueError, match="'to' must be a teammate's name or a list of names"):
+        channel.step({"action": 0, "message": "hi", "to": 5})
+
+
+@pytest.mark.parametrize("env_id", TASKS)
 def test_a_thousand_hostile_inputs_are_moves_or_invalid_actions_with_reasons(env_id):
     report = fuzz_task(env_id, steps=1_000, seed=7)
     assert report.steps == 1_000 and report.invalid > 0 and len(report.kinds) == len(KINDS)

@@ -34,6 +34,7 @@ from torch import nn
 from torch.distributions import Categorical, Distribution
 
 import mase
+from mase.baselines.args import check_settings
 
 
 @dataclass
@@ -84,6 +85,15 @@ class Args:
     """output directory: metrics.csv (TensorBoard events too if installed), checkpoints"""
     checkpoint_every: int = 50
     """save a checkpoint every this many updates (and at the end)"""
+
+    def __post_init__(self) -> None:
+        check_settings(
+            self,
+            positive=("total_timesteps", "num_envs", "num_rounds", "learning_rate",
+                      "update_epochs", "num_minibatches", "hidden", "threads",
+                      "checkpoint_every"),
+            fractions=("gamma", "gae_lambda"),
+        )  # fmt: skip
 
 
 # -- networks ---------------------------------------------------------------------------------
@@ -243,6 +253,13 @@ def train(args: Args) -> Path:
     episode_start = torch.ones(N)
     turns_per_update = T * N * A
     num_updates = max(1, args.total_timesteps // turns_per_update)
+    if num_updates * turns_per_update != args.total_timesteps:  # whole batches only: say so
+        print(
+            f"training {num_updates * turns_per_update:,} agent turns: --total-timesteps "
+            f"{args.total_timesteps:,} rounded to whole batches of {turns_per_update:,} "
+            f"(--num-envs x --num-rounds x {A} agents)",
+            flush=True,
+        )
     global_step, t0 = 0, time.time()
     metrics_file = (out / "metrics.csv").open("w", newline="")
     board = tensorboard_writer(out)

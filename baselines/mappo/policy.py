@@ -32,9 +32,16 @@ class MAPPOPolicy(Policy):
     @classmethod
     def load(cls, path: str | os.PathLike, sample: bool = True) -> MAPPOPolicy:
         """Load a checkpoint written by ``mase train mappo``."""
-        data = torch.load(path, map_location="cpu", weights_only=False)
-        actor = Actor(data["obs_dim"], len(data["agents"]), data["n_actions"], data["hidden"])
-        actor.load_state_dict(data["actor"])
+        try:
+            data = torch.load(path, map_location="cpu", weights_only=False)
+            actor = Actor(data["obs_dim"], len(data["agents"]), data["n_actions"], data["hidden"])
+            actor.load_state_dict(data["actor"])
+        except FileNotFoundError:
+            raise
+        except Exception as exc:  # another file, a damaged one, another network's weights
+            raise ValueError(
+                f"{path} is not a MAPPO checkpoint of `mase train mappo` ({type(exc).__name__})"
+            ) from None
         policy = cls(actor, data["agents"], sample=sample)
         policy.checkpoint = data
         return policy

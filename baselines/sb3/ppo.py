@@ -25,6 +25,7 @@ import numpy as np
 
 import mase
 from mase.agents.base import Policy
+from mase.baselines.args import check_settings
 
 
 @dataclass
@@ -57,6 +58,14 @@ class Args:
     """torch threads"""
     out: str = "runs/sb3_ppo"
     """output directory: the model (sb3_ppo.zip), args.json, progress.csv"""
+
+    def __post_init__(self) -> None:
+        check_settings(
+            self,
+            positive=("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs",
+                      "learning_rate", "threads"),
+            fractions=("gamma",),
+        )  # fmt: skip
 
 
 def make_vec_env(args: Args):
@@ -127,7 +136,13 @@ class SB3Policy(Policy):
         """Load a model saved by ``mase train sb3-ppo``."""
         from stable_baselines3 import PPO
 
-        return cls(PPO.load(path, device="cpu"), deterministic)
+        try:
+            model = PPO.load(path, device="cpu")
+        except FileNotFoundError:
+            raise
+        except Exception as exc:  # a zip of something else, a damaged file
+            raise ValueError(f"{path} is not an SB3 PPO model ({type(exc).__name__})") from None
+        return cls(model, deterministic)
 
     def reset(self, agent: str, env: Any, seed: int | None = None) -> None:
         """Remember the seat; reseed the sampler when the runner gives a seed."""

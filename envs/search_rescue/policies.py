@@ -8,6 +8,7 @@ spec (``cbs:N`` a node budget, ``mappo:PATH`` and ``sb3-ppo:PATH`` a checkpoint 
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 
@@ -34,11 +35,18 @@ def mappo(arg: str | None) -> Any:
     """The shipped MAPPO actor (``mase train mappo``), or the checkpoint at ``arg``."""
     from mase.baselines.mappo import MAPPOPolicy
 
-    return MAPPOPolicy.load(arg or checkpoint("mappo.pt"))
+    return MAPPOPolicy.load(_given(arg) or checkpoint("mappo.pt"))
 
 
 def sb3_ppo(arg: str | None) -> Any:
     """The shipped parameter-shared SB3 PPO model (``mase train sb3-ppo``), or ``arg``'s."""
     from mase.baselines.sb3 import SB3Policy
 
-    return SB3Policy.load(arg or checkpoint("sb3_ppo.zip"))
+    return SB3Policy.load(_given(arg) or checkpoint("sb3_ppo.zip"))
+
+
+def _given(path: str | None) -> str | None:
+    """A checkpoint path given after ``name:``, which must be a file (none: the shipped one)."""
+    if path and not Path(path).is_file():
+        raise FileNotFoundError(f"no checkpoint file at {path}")
+    return path

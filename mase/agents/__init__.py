@@ -34,6 +34,9 @@ POLICIES: dict[str, Callable[..., PolicyProtocol]] = {
     "llm-oracle-belief": lambda arg, llm=None: _llm(arg, llm, belief="oracle"),
 }
 
+#: Policies whose name takes nothing after a ``:``.
+_NO_ARGUMENT = frozenset(("scripted", "random", "random-unmasked", "human"))
+
 #: Policies configured by ``make_policy(..., llm=...)``.
 TAKES_LLM = frozenset(("llm", "llm-belief", "llm-oracle-belief"))
 
@@ -73,6 +76,8 @@ def make_policy(name: str, env: Any, llm: Any = None) -> PolicyProtocol:
     """
     kind, _, arg = name.partition(":")
     base = env.unwrapped
+    if arg and kind in _NO_ARGUMENT:
+        raise ValueError(f"{kind} takes no ':' argument, got {name!r}")
     if kind == "scripted":
         path = getattr(base, "scripted_policy", None)
         if path is None:

@@ -161,12 +161,15 @@ class LLMAgent(Policy):
 
         Metrics: ``llm_calls`` (requests made or replayed from the cache), ``llm_outputs``
         (replies read for an action, retries included), ``llm_valid_outputs``,
-        ``prompt_tokens``, ``completion_tokens``, ``latency_s``, ``cost_usd`` (``None`` for a
-        model without a price), ``llm_errors``, ``belief_calls``, ``probe_calls``. Each call:
+        ``prompt_tokens``, ``completion_tokens``, ``latency_s`` and ``cost_usd`` (what this
+        run waited and spent: a reply from the response cache adds neither; ``cost_usd`` is
+        ``None`` for a model without a price), ``cached_calls`` (only when some replies came
+        from the cache), ``llm_errors``, ``belief_calls``, ``probe_calls``. Each call:
         ``turn``, ``purpose`` (action, retry, belief, answer), ``messages`` (as sent, so the
         replies in them are already cut), ``reply`` (cut to ``max_reply_chars``, a belief
         rewrite to four times it; a cut reply adds ``reply_truncated``: its whole length), the
-        token counts, ``latency_s`` and ``error``.
+        token counts, ``latency_s`` (of the call that gave the reply), ``error``, and
+        ``cached: true`` for a reply from the cache.
         """
         return {"metrics": dict(self._metrics, cost_usd=self._cost), "calls": list(self._calls)}
 
@@ -302,7 +305,10 @@ class LLMAgent(Policy):
         m["llm_calls"] += 1
         m["prompt_tokens"] += completion.prompt_tokens
         m["completion_tokens"] += completion.completion_tokens
-        m["latency_s"] += completion.latency_s
+        if completion.cached:  # replayed: no time waited, nothing spent this time
+            m["cached_calls"] = m.get("cached_calls", 0) + 1
+        else:
+            m["latency_s"] += completion.latency_s
         if purpose == "belief":
             m["belief_calls"] += 1
         elif purpose == "answer":
@@ -310,6 +316,8 @@ class LLMAgent(Policy):
         cost = cost_usd(
             self.config.model, completion.prompt_tokens, completion.completion_tokens, self._prices
         )
+        if completion.cached:
+            cost = 0.0
         self._cost = None if cost is None or self._cost is None else self._cost + cost
         reply = completion.text
         # a rewritten belief is kept up to the belief's limit, so its record keeps as much
@@ -330,6 +338,8 @@ class LLMAgent(Policy):
             latency_s=completion.latency_s,
             error=completion.error,
         )
+        if completion.cached:
+            call["cached"] = True
         self._calls.append(call)
         if completion.error is None:
             self._errors_in_row = 0

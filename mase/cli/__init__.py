@@ -45,6 +45,16 @@ def _add_fault_arguments(p: argparse.ArgumentParser) -> None:
         p.add_argument(f"--{name}", type=float, default=0.0, metavar="P", help=text + " (0)")
 
 
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -66,6 +76,12 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
         "--cache",
         metavar="PATH",
         help="response cache file (default ~/.cache/mase/responses.sqlite)",
+    )
+    g.add_argument(
+        "--timeout",
+        type=_positive_float,
+        metavar="S",
+        help="seconds before one model call is given up (the client retries; default 60)",
     )
     g.add_argument(
         "--prices",
@@ -128,7 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a preset's teams and print the paper's numbers beside the measured ones",
     )
     p.add_argument("--team", action="append", help=team_help + " (repeat for several teams)")
-    p.add_argument("--episodes", type=int, default=10, help="episodes per team (default 10)")
+    p.add_argument(
+        "--episodes", type=_positive_int, default=10, help="episodes per team (default 10)"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the first episode (default 0)")
     p.add_argument("--out", help="output directory for config.json, episodes.jsonl, summary.json")
     p.add_argument("--resume", action="store_true", help="continue an interrupted evaluation")

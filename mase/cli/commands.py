@@ -126,8 +126,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         rows = [Team(spec, spec, messages=True) for spec in args.team or ["scripted"]]
     else:
         raise ValueError("name a task (see `mase list`) or a --preset")
-    seats = list(mase.make(env_id, **env_kwargs).possible_agents)
+    probe_env = mase.make(env_id, **env_kwargs)
+    seats = list(probe_env.possible_agents)
     llm_rows = {r.label for r in rows if any(map(is_llm, parse_team(r.spec, seats).values()))}
+    _check_teams(rows, probe_env)  # before the first episode, not after three teams
     offline_default = preset is not None
     summaries: dict[str, dict] = {}
     labels: dict[str, str] = {}
@@ -164,7 +166,46 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"paper: {preset.source}")
     if args.out and preset is None:
         print(f"\nrecords: {args.out}")
-    return 0
+    failed = _print_failures(list(summaries.values()))
+    return 1 if failed else 0
+
+
+def _check_teams(rows: list[Team], env: Any) -> None:
+    """Build every policy of every row once and seat it, before any episode is played.
+
+    A missing extra, an unknown name or a checkpoint trained for other seats is said at once,
+    not after the teams before it have played. Model seats are checked by the endpoint's
+    set-up instead (they need no install).
+    """
+    seats = list(env.possible_agents)
+    env.reset(seed=0)
+    for row in rows:
+        for seat, name in parse_team(row.spec, seats).items():
+            if is_llm(name):
+                continue
+            try:
+                policy = make_policy(name, env)
+                reset = getattr(policy, "reset", None)
+                if callable(reset) and not isinstance(policy, HumanPolicy):
+                    reset(seat, env)
+            except ImportError as exc:
+                raise ValueError(
+                    f"team {row.label!r}: policy {name!r} needs {exc.name or exc}, which is not "
+                    "installed: pip install 'mase-suite[rl]'"
+                ) from None
+            except (TypeError, ValueError, FileNotFoundError) as exc:
+                raise ValueError(f"team {row.label!r}, seat {seat}: {exc}") from None
+
+
+def _print_failures(summaries: list[dict]) -> int:
+    """Each team's failed episodes, one line per distinct reason; the number that failed."""
+    failed = 0
+    for summary in summaries:
+        for reason, count in summary.get("failures", {}).items():
+            team = summary.get("team", "?")
+            print(f"{team}: {count} episode(s) failed: {reason}", file=sys.stderr)
+            failed += count
+    return failed
 
 
 def _row_out(out: str | None, label: str, rows: int, preset: bool) -> Path | None:
@@ -261,6 +302,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     parser = argparse.ArgumentParser(prog=f"mase train {args.trainer}", description=summary)
     add_dataclass_arguments(parser, module.Args)
     settings = module.Args(**vars(parser.parse_args(args.options)))
+    out = Path(getattr(settings, "out", "") or ".")
+    if getattr(settings, "out", None) and out.is_dir() and any(out.iterdir()):
+        raise ValueError(
+            f"{out} already holds files (a run?); choose another --out, or remove it first"
+        )
     path = module.train(settings)
     print(f"saved {path}")
     return 0

@@ -30,6 +30,7 @@ LLM_FLAGS = {
     "cache": "--cache",
     "prices": "--prices",
     "offline": "--offline",
+    "timeout": "--timeout",
 }
 
 
@@ -92,6 +93,7 @@ def model_endpoint(
         "base_url": args.base_url,
         "cache": False if args.no_cache else args.cache,
         "prices": load_prices(args.prices) if args.prices else None,
+        "timeout": args.timeout,
     }
     if not offline:
         config = LLMConfig.from_env(**overrides)

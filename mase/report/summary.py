@@ -23,6 +23,7 @@ USAGE_KEYS = (
     "cost_usd",
     "latency_s",
     "llm_errors",
+    "cached_calls",
 )
 
 
@@ -68,7 +69,8 @@ def summarize(records: list[dict]) -> dict:
         are ``None`` below 2 episodes; ``counts``: tallies of text metrics;
         when probes were asked, ``tom``: per level, the accuracy pooled over all questions
         with its counts; when a model played, ``usage``: totals of :data:`USAGE_KEYS` over
-        all episodes, failed ones included (they were paid for too).
+        all episodes, failed ones included (they were paid for too); when episodes failed,
+        ``failures``: each distinct reason (the error's first line) with its count.
     """
     records = sorted(records, key=lambda r: r.get("episode", 0))  # float sums in a fixed order
     done = [r for r in records if not r.get("failed")]
@@ -108,4 +110,11 @@ def summarize(records: list[dict]) -> dict:
                 usage[key] = usage.get(key, 0) + source[key]
     if usage:
         summary["usage"] = usage
+    failures: dict[str, int] = {}
+    for record in records:
+        if record.get("failed"):
+            reason = (str(record.get("error") or "unknown error").splitlines() or ["?"])[0]
+            failures[reason] = failures.get(reason, 0) + 1
+    if failures:
+        summary["failures"] = dict(sorted(failures.items(), key=lambda kv: -kv[1]))
     return summary

@@ -243,6 +243,8 @@ def usage_line(summary: dict) -> str:
     """One line on what a team's model seats used over the whole evaluation."""
     usage = summary.get("usage", {})
     parts = [f"{usage.get('llm_calls', 0):,.0f} calls"]
+    if usage.get("cached_calls"):  # replayed: neither the time nor the cost was spent again
+        parts[0] += f" ({usage['cached_calls']:,.0f} from the response cache)"
     if "llm_tokens" in usage:
         parts.append(
             f"{usage['llm_tokens']:,.0f} tokens ({usage.get('prompt_tokens', 0):,.0f} prompt, "

@@ -10,7 +10,13 @@ own env and team (:mod:`.teams`); the records do not depend on K.
 """
 
 from mase.report import summarize
-from mase.runner.episode import EpisodeStopped, jsonable, policy_records, run_episode
+from mase.runner.episode import (
+    EpisodeStopped,
+    jsonable,
+    policy_records,
+    run_episode,
+    seat_seeds,
+)
 from mase.runner.evaluate import FLAG_WRAPPERS, evaluate, make_env, wrapper_specs
 from mase.runner.teams import parse_team, team_builder
 
@@ -23,6 +29,7 @@ __all__ = [
     "parse_team",
     "policy_records",
     "run_episode",
+    "seat_seeds",
     "summarize",
     "team_builder",
     "wrapper_specs",

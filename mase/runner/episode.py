@@ -9,7 +9,7 @@ policy is merged into the record (see :func:`run_episode`).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -52,6 +52,23 @@ def _recorded(action: Any) -> Any:
     if isinstance(action, dict):
         return {k: _recorded(v) if isinstance(v, str) else jsonable(v) for k, v in action.items()}
     return jsonable(action)
+
+
+def seat_seeds(seed: int | None, seats: Sequence[str]) -> dict[str, int | None]:
+    """The seed :func:`run_episode` gives each seat's policy for episode ``seed``.
+
+    One seed per seat, drawn from ``numpy.random.SeedSequence(seed)`` in seat order, so that
+    seats never share a stream; all ``None`` when the episode has no seed.
+
+    >>> seat_seeds(0, ["alpha", "bravo"]) == seat_seeds(0, ["alpha", "bravo"])
+    True
+    >>> seat_seeds(None, ["alpha"])
+    {'alpha': None}
+    """
+    if seed is None:
+        return dict.fromkeys(seats)
+    drawn = np.random.SeedSequence(seed).generate_state(len(seats))
+    return {seat: int(s) for seat, s in zip(seats, drawn, strict=True)}
 
 
 def _reset_policy(policy: PolicyProtocol, agent: str, env: Any, seed: int | None) -> None:
@@ -163,13 +180,8 @@ def run_episode(
         raise ValueError(f"the team has no policy for seats {missing}")
     env.reset(seed=seed)
     base = env.unwrapped
-    seat_seeds = (
-        np.random.SeedSequence(seed).generate_state(len(env.possible_agents))
-        if seed is not None
-        else [None] * len(env.possible_agents)
-    )
-    for agent, seat_seed in zip(env.possible_agents, seat_seeds, strict=True):
-        _reset_policy(team[agent], agent, env, None if seat_seed is None else int(seat_seed))
+    for agent, seat_seed in seat_seeds(seed, env.possible_agents).items():
+        _reset_policy(team[agent], agent, env, seat_seed)
 
     turns: list[dict] = []
     returns = {a: 0.0 for a in env.possible_agents}

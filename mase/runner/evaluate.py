@@ -131,6 +131,7 @@ def evaluate(
     belief: bool = False,
     record: bool = False,
     wrappers: Sequence[WrapperSpec] = (),
+    stop_after_failures: int = 3,
 ) -> dict:
     """Play ``episodes`` seeded episodes (seeds ``seed``, ``seed + 1``, ...) and summarize.
 
@@ -173,6 +174,9 @@ def evaluate(
         record: record every event, and the prompts and replies of model seats (``Recorder``).
         wrappers: more wrappers or protocols over the task (specs: a class, a callable
             ``env -> env``, ``"module:Class"``, or ``(any of those, {kwargs})``).
+        stop_after_failures: when the first this many episodes played all fail with one
+            reason, the evaluation stops there (:class:`EvaluationFailed`) instead of failing
+            every other episode the same way; ``0`` plays them all.
 
     Returns:
         The summary (also written to ``summary.json``), see :func:`mase.report.summarize`.
@@ -181,6 +185,8 @@ def evaluate(
         ValueError: a bad argument, a different set-up in ``out``, or a policy object that
             cannot be copied for several workers.
         FileExistsError: ``out`` holds episodes and ``resume`` is false.
+        EvaluationFailed: the first ``stop_after_failures`` episodes failed alike; their
+            records are kept (``--resume`` plays them again once the cause is fixed).
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
@@ -228,10 +234,27 @@ def evaluate(
 
         bar = tqdm(total=episodes, initial=episodes - len(todo), desc=config["team"], unit="ep")
 
+    played: list[dict] = []
+
     def finished(record: dict) -> None:
         store.add(record)
+        played.append(record)
         if bar is not None:
             bar.update(1)
+        first = played[:stop_after_failures]
+        if (
+            stop_after_failures
+            and len(first) == stop_after_failures
+            and len(played) == stop_after_failures
+            and all(r.get("failed") for r in first)
+            and len({r.get("error") for r in first}) == 1
+        ):
+            stop.set()
+            kept = f"; their records are in {out}: add resume once it is fixed" if out else ""
+            raise EvaluationFailed(
+                f"the first {stop_after_failures} episodes all failed, so the evaluation "
+                f"stopped: {first[0].get('error')}{kept}"
+            )
 
     try:
         if workers == 1:
@@ -248,6 +271,10 @@ def evaluate(
     summary = {**config, **summarize(store.records)}
     store.close(summary)
     return summary
+
+
+class EvaluationFailed(ValueError):
+    """The first episodes of an evaluation all failed with one reason, so it stopped."""
 
 
 def _play_or_fail(

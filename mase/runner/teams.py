@@ -32,6 +32,8 @@ def parse_team(spec: str, seats: list[str]) -> dict[str, str]:
             seat, _, name = (s.strip() for s in part.partition("="))
             if seat not in seats:
                 raise ValueError(f"unknown seat {seat!r} in team {spec!r}; seats: {seats}")
+            if seat in named:
+                raise ValueError(f"team {spec!r} gives seat {seat} two policies")
             named[seat] = name
         elif default is None:
             default = part

@@ -56,6 +56,20 @@ def normalize(value: Any) -> Any:
     return value
 
 
+#: What a run spent on its model calls: a rerun from the response cache spends nothing, so
+#: these are what its records may differ in from the first run's.
+SPENT_FIELDS = frozenset(("latency_s", "cost_usd", "cached_calls", "cached"))
+
+
+def unspent(value: Any) -> Any:
+    """``value`` without the fields of :data:`SPENT_FIELDS` (at any depth)."""
+    if isinstance(value, dict):
+        return {k: unspent(v) for k, v in value.items() if k not in SPENT_FIELDS}
+    if isinstance(value, list):
+        return [unspent(v) for v in value]
+    return value
+
+
 def digest(record: dict) -> dict[str, str]:
     """A short digest of each part of a normalized record (``turns``, ``metrics``, ...)."""
     return {
