@@ -234,6 +234,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port; 0 picks a free one (default 8000)")
+    p.add_argument(
+        "--idle-timeout",
+        type=_positive_float,
+        default=10.0,
+        metavar="S",
+        help="seconds a connection may send nothing before it is closed (default 10)",
+    )
     _add_fault_arguments(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the fault draws (default 0)")
     p.set_defaults(func=cmd_serve)

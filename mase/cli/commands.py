@@ -357,7 +357,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be between 0 and 65535, got {args.port}")
     try:
-        server = offline_server(args.env, faults=read_faults(args), port=args.port, host=args.host)
+        server = offline_server(
+            args.env,
+            faults=read_faults(args),
+            port=args.port,
+            host=args.host,
+            idle_timeout=args.idle_timeout,
+        )
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise ValueError(

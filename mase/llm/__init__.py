@@ -46,7 +46,11 @@ def __getattr__(name: str) -> Any:
 
 
 def offline_server(
-    env_or_task: Any, faults: Faults | None = None, port: int = 0, host: str = "127.0.0.1"
+    env_or_task: Any,
+    faults: Faults | None = None,
+    port: int = 0,
+    host: str = "127.0.0.1",
+    **options: Any,
 ) -> OfflineServer:
     """An offline server (not yet started) whose model is the task's scripted language model.
 
@@ -55,6 +59,7 @@ def offline_server(
         faults: misbehaviour to inject.
         port: port to bind; 0 picks a free one.
         host: address to bind (loopback by default).
+        **options: more :class:`OfflineServer` arguments (``idle_timeout``, ``model``).
 
     Raises:
         ValueError: the task has no offline language model (``language_model`` is unset).
@@ -71,7 +76,7 @@ def offline_server(
         path = getattr(env_or_task.unwrapped, "language_model", None)
     if path is None:
         raise ValueError(f"{env_or_task!r} has no offline language model (language_model)")
-    return OfflineServer(load_env_creator(path), host=host, port=port, faults=faults)
+    return OfflineServer(load_env_creator(path), host=host, port=port, faults=faults, **options)
 
 
 __all__ = [

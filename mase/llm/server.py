@@ -25,22 +25,15 @@ import json
 import random
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from mase.llm.wire import MAX_BODY_BYTES, BadRequest, Reply, chat_request, pad
+
 #: The model: request messages in, reply text out.
 Responder = Callable[[list[dict[str, Any]]], str]
-
-#: Words per streamed content chunk.
-_WORDS_PER_CHUNK = 8
-
-_FILLER = "This sentence pads a very long reply from the offline model server. "
-
-#: The largest request body read; a longer one is answered 413 unread.
-_MAX_BODY_BYTES = 16 * 2**20
 
 
 @dataclass(frozen=True)
@@ -100,11 +93,6 @@ _FAULT_RATES = (
     ("empty", "empty_rate"),
     ("long", "long_rate"),
 )
-
-
-def count_tokens(text: str) -> int:
-    """A rough token count: whitespace-separated words."""
-    return len(text.split())
 
 
 class OfflineServer:
@@ -249,19 +237,6 @@ def _handler_class(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-class _BadRequest(Exception):
-    """A request refused before the model sees it: why, the status, the field at fault."""
-
-    def __init__(
-        self, message: str, status: int = 400, param: str | None = None, close: bool = False
-    ):
-        super().__init__(message)
-        self.status = status
-        self.param = param
-        # the body is not (all) read, so the connection cannot carry another request
-        self.close = close
-
-
 class _ChatHandler(BaseHTTPRequestHandler):
     """Answers the OpenAI routes; everything else is a 404 in OpenAI's error shape."""
 
@@ -301,8 +276,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
             if self.path.rstrip("/") != "/v1/chat/completions":
                 self._error(404, f"no route POST {self.path}", "not_found_error")
                 return
-            request = _chat_request(body)
-        except _BadRequest as exc:
+            request = chat_request(body)
+        except BadRequest as exc:
             self._error(exc.status, str(exc), "invalid_request_error", exc.param, exc.close)
             return
         messages = request["messages"]
@@ -326,8 +301,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
         if fault == "empty":
             content = ""
         elif fault == "long":
-            content = _pad(content, faults.long_chars)
-        reply = _Reply(request.get("model") or self.offline.model, content, messages)
+            content = pad(content, faults.long_chars)
+        reply = Reply(request.get("model") or self.offline.model, content, messages)
         if request.get("stream"):
             include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
             self._stream(reply.chunks(include_usage), malformed=fault == "malformed")
@@ -342,21 +317,21 @@ class _ChatHandler(BaseHTTPRequestHandler):
         """The request body, all ``Content-Length`` bytes of it.
 
         Raises:
-            _BadRequest: no usable length, or the body ended or stalled (no byte for the idle
+            BadRequest: no usable length, or the body ended or stalled (no byte for the idle
                 timeout) before its end.
         """
         if "Transfer-Encoding" in self.headers:
             message = "chunked request bodies are not read; send a Content-Length"
-            raise _BadRequest(message, 411, close=True)
+            raise BadRequest(message, 411, close=True)
         text = self.headers.get("Content-Length", "0").strip()
         # int() would also take "-1", "+1" and "1_000"
         if not (text.isascii() and text.isdigit()):
             message = f"Content-Length must be a whole number of bytes, got {text!r}"
-            raise _BadRequest(message, close=True)
+            raise BadRequest(message, close=True)
         length = int(text)
-        if length > _MAX_BODY_BYTES:
+        if length > MAX_BODY_BYTES:
             message = f"the body ({length} bytes) is over the limit of 16 MB"
-            raise _BadRequest(message, 413, close=True)
+            raise BadRequest(message, 413, close=True)
         body = bytearray()
         try:
             while len(body) < length and (chunk := self.rfile.read1(length - len(body))):
@@ -368,7 +343,7 @@ class _ChatHandler(BaseHTTPRequestHandler):
                 f"the body ended or stalled after {len(body)} of the {length} bytes its "
                 "Content-Length announced"
             )
-            raise _BadRequest(message, close=True)
+            raise BadRequest(message, close=True)
         return bytes(body)
 
     # -- writing ----------------------------------------------------------------------------
@@ -414,111 +389,3 @@ class _ChatHandler(BaseHTTPRequestHandler):
             self.wfile.flush()
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
-
-
-#: JSON's names for the Python types ``json.loads`` makes, for error messages.
-_JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-               int: "a number", float: "a number", type(None): "null"}  # fmt: skip
-
-#: The optional request fields this server reads, with the type each must have when present
-#: and not null. Every other field is ignored, as a model without that setting would.
-_OPTIONAL_FIELDS = {"model": str, "stream": bool, "stream_options": dict}
-
-
-def _chat_request(body: bytes) -> dict[str, Any]:
-    """The chat request in ``body``, checked as far as this server reads it.
-
-    Raises:
-        _BadRequest: naming the first thing wrong, in the field the OpenAI API would name.
-    """
-    try:
-        request = json.loads(body)
-    except RecursionError:  # json's C scanner recurses once per nested list or object
-        raise _BadRequest("the body nests too deeply to parse") from None
-    except ValueError as exc:
-        raise _BadRequest(f"the body is not JSON: {exc}") from None
-    if not isinstance(request, dict):
-        raise _BadRequest(f"the body must be a JSON object, got {_JSON_TYPES[type(request)]}")
-    messages = request.get("messages")
-    if not (isinstance(messages, list) and messages):
-        got = _what_is(request, "messages")
-        reason = f"messages must be a non-empty list of message objects, got {got}"
-        raise _BadRequest(reason, param="messages")
-    for i, message in enumerate(messages):
-        if not isinstance(message, dict):
-            got = _JSON_TYPES[type(message)]
-            reason = f"messages[{i}] must be an object with a role and a content, got {got}"
-            raise _BadRequest(reason, param=f"messages[{i}]")
-        for key in ("role", "content"):
-            if not isinstance(message.get(key), str):
-                got = _what_is(message, key)
-                param = f"messages[{i}].{key}"
-                raise _BadRequest(f"{param} must be a string, got {got}", param=param)
-    for key, kind in _OPTIONAL_FIELDS.items():
-        if request.get(key) is not None and not isinstance(request[key], kind):
-            got = _what_is(request, key)
-            raise _BadRequest(f"{key} must be {_JSON_TYPES[kind]}, got {got}", param=key)
-    return request
-
-
-def _what_is(fields: dict[str, Any], key: str) -> str:
-    """What ``fields[key]`` is, in JSON's words, for an error message."""
-    if key not in fields:
-        return "nothing"
-    return "an empty list" if fields[key] == [] else _JSON_TYPES[type(fields[key])]
-
-
-def _pad(content: str, length: int) -> str:
-    """``content`` followed by filler sentences up to ``length`` characters."""
-    if len(content) >= length:
-        return content
-    filler = _FILLER * (1 + (length - len(content)) // len(_FILLER))
-    return (content + "\n" + filler)[:length]
-
-
-class _Reply:
-    """One completion, written as a whole or as stream chunks."""
-
-    def __init__(self, model: str, content: str, messages: list[dict[str, Any]]):
-        self.id = "chatcmpl-" + uuid.uuid4().hex
-        self.created = int(time.time())
-        self.model = model
-        self.content = content
-        prompt = " ".join(str(m.get("content") or "") for m in messages if isinstance(m, dict))
-        prompt_tokens, completion_tokens = count_tokens(prompt), count_tokens(content)
-        self.usage = {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        }
-
-    def _head(self, kind: str) -> dict[str, Any]:
-        return {"id": self.id, "object": kind, "created": self.created, "model": self.model}
-
-    def completion(self) -> dict[str, Any]:
-        """The ``chat.completion`` object."""
-        message = {"role": "assistant", "content": self.content}
-        choice = {"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}
-        return {**self._head("chat.completion"), "choices": [choice], "usage": self.usage}
-
-    def chunks(self, include_usage: bool) -> Iterator[dict[str, Any]]:
-        """The ``chat.completion.chunk`` objects: role, content pieces, stop, usage."""
-        head = self._head("chat.completion.chunk")
-
-        def chunk(delta: dict, finish: str | None = None) -> dict[str, Any]:
-            choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
-            return {**head, "choices": [choice]}
-
-        yield chunk({"role": "assistant", "content": ""})
-        # a few whole words per chunk, like a hosted model's token groups; a piece per word
-        # made a 100 KB reply cost the client seconds of event parsing
-        words = self.content.split(" ")
-        for start in range(0, len(words), _WORDS_PER_CHUNK):
-            text = " ".join(words[start : start + _WORDS_PER_CHUNK])
-            if start + _WORDS_PER_CHUNK < len(words):
-                text += " "
-            if text:
-                yield chunk({"content": text})
-        yield chunk({}, "stop")
-        if include_usage:
-            yield {**head, "choices": [], "usage": self.usage}
