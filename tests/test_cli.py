@@ -339,3 +339,13 @@ def test_train_refuses_an_output_that_holds_a_run_and_says_how_it_rounds(tmp_pat
     assert "training 96 agent turns: --total-timesteps 100 rounded to whole batches of 24" in (
         result.stdout
     )
+
+
+def test_timeout_gives_up_a_call_that_hangs(tmp_path, capsys):
+    """An endpoint that never answers costs --timeout a try, not the client's minute."""
+    start = time.perf_counter()
+    code = main(["eval", ENV_ID, "--team", "alpha=llm,bravo=random,charlie=random", "--offline",
+                 "--timeout-rate", "1", "--timeout", "0.2", "--no-cache", "--quiet",
+                 "--episodes", "1", "--out", str(tmp_path / "r")])  # fmt: skip
+    assert code == 1 and "APITimeoutError" in capsys.readouterr().err
+    assert time.perf_counter() - start < 30  # 5 calls x 3 tries x 0.2 s, not 5 x 3 x 60 s
