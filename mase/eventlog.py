@@ -44,6 +44,10 @@ class EventLog:
         agent = self.agent_selection
         if self.terminations.get(agent, True) or self.truncations.get(agent, True):
             return
+        self._log_turn_view(agent)
+
+    def _log_turn_view(self, agent: str) -> None:
+        """Log ``agent``'s view now (it is live and has not been logged this turn)."""
         self._observed_turn = self._turns
         facts = self.turn_view(agent)
         if facts:

@@ -11,13 +11,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:
-    pass
-
 
 #: Resamples of every bootstrap interval, and their seed: the same records give the same report.
 BOOTSTRAP_REPS = 10_000

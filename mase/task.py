@@ -286,7 +286,8 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
             if action.keys() != {"action"}:  # a caller's mistake: refused before the turn starts
                 raise TypeError(unclaimed_keys(action))
             action = action["action"]  # what every wrapper passes on
-        self._turn_started()
+        if self._observed_turn != self._turns:
+            self._log_turn_view(agent)  # the agent is live: _turn_started's checks hold
         self._begin_turn(agent)
         self._cumulative_rewards[agent] = 0.0
         phase = self._phase
@@ -342,7 +343,9 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         if self._ended_by:
             # every agent is done: each takes its dead step, starting after the last mover
             self.agent_selection = self.agents[(self.agents.index(agent) + 1) % len(self.agents)]
-        self._accumulate_rewards()
+        cumulative = self._cumulative_rewards  # AECEnv._accumulate_rewards, inlined
+        for a, r in rewards.items():
+            cumulative[a] += r
 
     def _read(self, agent: str, action: Any, phase: Phase) -> Any:
         """The action the policy gave, as the task takes it; :class:`InvalidAction` if none."""
@@ -550,7 +553,14 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         """The selected agent's observation, reward since its last turn, flags and info."""
         if not self._started:
             raise RuntimeError("call reset() before last()")
-        return super().last(observe)
+        agent = self.agent_selection  # PettingZoo's last(), without a second call per turn
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def observe(self, agent: str) -> dict[str, Any]:
         """The agent's observation: a dict with the keys ``obs_mode`` asks for."""

@@ -82,10 +82,10 @@ class ObservationCodec:
         cache = self._entries
         index: list[int] = []
         for item in facts.items():
-            entries = cache.get(item)
-            if entries is None:
-                entries = cache[item] = self._entries_of(*item)
-            index += entries
+            try:  # a subscript, not .get(): this loop runs a dozen times an observation
+                index += cache[item]
+            except KeyError:
+                index += cache.setdefault(item, self._entries_of(*item))
         if result is not None:
             index.append(self._result_at[result])
         v = np.zeros(self.size, dtype=np.float32)

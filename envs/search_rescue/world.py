@@ -189,13 +189,17 @@ class State:
     @property
     def done(self) -> bool:
         """Whether no bomb is left to cut."""
-        return not any(b.live for b in self.bombs)
+        for b in self.bombs:
+            if b.live:
+                return False
+        return True
 
     def key(self) -> tuple:
         """A hashable summary of the state (for deadlock detection and search)."""
+        positions = self.positions  # lists, not generators: the planners call this per node
         return (
-            tuple(self.positions[a] for a in self.layout.agents),
-            tuple((b.cut, b.exploded) for b in self.bombs),
+            tuple([positions[a] for a in self.layout.agents]),
+            tuple([(b.cut, b.exploded) for b in self.bombs]),
         )
 
 

@@ -64,14 +64,16 @@ def test_sb3_make_vec_env_builds_the_task_with_its_rgb_array_default():
     assert picture.min() < 128 < picture.max()  # text on a page, not a blank
 
 
-def test_action_masks_for_maskable_ppo_train_a_few_thousand_steps():
+def test_action_masks_for_maskable_ppo_train_a_few_thousand_steps(tmp_path):
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
 
     env = gymnasium.make("mase/SearchRescue-v0", obs_mode="vector", teammates="random")
     obs, _ = env.reset(seed=0)
     mask = env.unwrapped.action_masks()
     assert mask.dtype == bool and mask.tolist() == obs["action_mask"].astype(bool).tolist()
     model = MaskablePPO("MultiInputPolicy", env, n_steps=512, batch_size=128, seed=0, verbose=0)
+    model.set_logger(configure(str(tmp_path), []))  # else SB3 leaves a folder in /tmp
     model.learn(2_048)
     assert model.num_timesteps >= 2_048
     action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks())
