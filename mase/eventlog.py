@@ -10,9 +10,10 @@ what an agent was shown and what it is credited with knowing come from one sourc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from mase.claims import Claims
 from mase.events import Event, FactKey, Message
 from mase.knowledge import KnowledgeTracker
 from mase.schedules import Phase
@@ -27,6 +28,9 @@ class EventLog:
     """
 
     event_log: list[Event]
+    #: Reads messages' claims instead of :meth:`read_claims` when set (a model-based reader,
+    #: :func:`mase.llm.claims.use_model_claims`).
+    claim_reader: Any = None
     messages_enabled: bool
     max_message_length: int
 
@@ -156,13 +160,18 @@ class EventLog:
         """Who knows what now: the episode's tracker, brought up to date with the event log.
 
         Built on first use and fed incrementally, so a task that never asks pays nothing. The
-        facts a message states (read with :meth:`parse_facts`) enter its recipients' knowledge
-        as the sender's claims, right or wrong. Secret moves count only once revealed.
+        facts a message states (read with the task's :meth:`read_claims`) enter its
+        recipients' knowledge as the sender's claims, right or wrong; what is seen together
+        by whom comes from :meth:`seen_together`, what follows from facts from
+        :meth:`implied_facts`. Secret moves count only once revealed.
         """
         if self.agents:
             self._turn_started()
         if self._tracker is None:
-            self._tracker = KnowledgeTracker(self._message_facts)
+            reader = self.claim_reader or self.read_claims
+            self._tracker = KnowledgeTracker(
+                reader, shared=self.seen_together, implied=self.implied_facts
+            )
             self._tracked = 0
         log = self.event_log
         for event in log[self._tracked :]:
@@ -170,11 +179,35 @@ class EventLog:
         self._tracked = len(log)
         return self._tracker
 
-    def _message_facts(self, text: str) -> dict[FactKey, Any]:
+    def read_claims(self, sender: str, text: str, known: Mapping[FactKey, Any]) -> Claims:
+        """The claims a message states, read for the knowledge tracker.
+
+        By default its fact sentences (:meth:`parse_facts`; none when the task has no fact
+        sentences); a task with free-text claims reads them with a tolerant grammar.
+
+        Args:
+            sender: who sent it.
+            text: the message.
+            known: what the sender held when it spoke (for words like "here").
+        """
         try:
-            return self.parse_facts(text)
+            return Claims(self.parse_facts(text))
         except NotImplementedError:
-            return {}
+            return Claims({})
+
+    def seen_together(self, event: Event) -> Iterable[tuple[frozenset[str], Mapping]]:
+        """Who sees which part of an observation event together (common ground among them).
+
+        By default the whole event by its whole audience. A task whose turn views hold things
+        others see at the same time (a room's contents to everyone in it, a scoreboard to all)
+        splits its ``observe`` events here, so the tracker credits each part to everyone who
+        saw it and second-order knowledge between them.
+        """
+        return ((event.audience, event.facts),)
+
+    def implied_facts(self, facts: Mapping[FactKey, Any]) -> Mapping[FactKey, Any]:
+        """The facts that follow from ``facts``, the given ones included (default: none more)."""
+        return facts
 
     def true_facts(self) -> dict[FactKey, Any]:
         """Every fact of the world now, in the fact keys of events (the ground truth)."""

@@ -55,6 +55,11 @@ class TaskLanguage:
         """The facts a belief state holds; by default every fact sentence in it."""
         return self.parse_facts(text)
 
+    def claim_forms(self) -> list[str]:
+        """The task's fact sentence forms, shown to a model asked to restate a message's claims
+        (:class:`mase.llm.claims.ModelClaimReader`); ``parse_facts`` reads them back."""
+        raise NotImplementedError
+
     def facts_text(self, facts: dict[FactKey, Any]) -> str:
         """Write facts as the task's fact sentences (``parse_facts`` reads them back)."""
         raise NotImplementedError

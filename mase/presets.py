@@ -26,6 +26,8 @@ class Team:
         paper_row: the paper's row to compare with.
         probes: ask Theory-of-Mind questions (the ``ToMProbe`` wrapper).
         belief: keep belief states (the ``BeliefState`` wrapper).
+        needs_model: run only when ``--row-model`` names a model for this row's paper row
+            (a row the default model would only repeat, e.g. a second LLM of the paper).
     """
 
     label: str
@@ -34,6 +36,7 @@ class Team:
     paper_row: str | None = None
     probes: bool = False
     belief: bool = False
+    needs_model: bool = False
 
 
 @dataclass(frozen=True)
@@ -73,3 +76,24 @@ def load_preset(name: str) -> Preset:
     if name not in known:
         raise ValueError(f"unknown preset {name!r}; presets: {', '.join(sorted(known))}")
     return load_env_creator(known[name])
+
+
+def parse_row_models(text: str, preset: Preset) -> dict[str, str]:
+    """``"GPT-4=gpt-4o,ChatGPT=gpt-3.5-turbo"`` -> {paper row: model}, checked against the preset.
+
+    A key is a paper row or a team label of the preset.
+
+    Raises:
+        ValueError: a malformed pair, or a key that names no row of the preset.
+    """
+    rows = {t.paper_row: t for t in preset.teams if t.paper_row} | {t.label: t for t in preset.teams}
+    out: dict[str, str] = {}
+    for pair in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, model = (part.strip() for part in pair.partition("="))
+        if not sep or not key or not model:
+            raise ValueError(f"--row-model takes ROW=MODEL pairs, got {pair!r}")
+        if key not in rows:
+            names = ", ".join(sorted(t.paper_row or t.label for t in preset.teams))
+            raise ValueError(f"--row-model: the preset has no row {key!r}; rows: {names}")
+        out[rows[key].label] = model
+    return out

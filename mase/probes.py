@@ -30,6 +30,7 @@ build questions without importing the wrapper that asks them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -125,3 +126,62 @@ def true_answer(
         picture = tracker.model(about, asked)
         stale = any(k in picture and picture[k] != truth.get(k) for k in keys)
     return holds, stale
+
+
+def evidence(question: Question, tracker: KnowledgeTracker) -> list[dict[str, Any]]:
+    """What the true answer rests on: per fact, who holds what and the event that showed it.
+
+    One row per fact key and agent whose holding the level asks about: the asked agent
+    (introspection, and second order), ``about`` (first order), and ``about``'s picture of the
+    asked agent (second order, ``"knows_of"``). ``event`` is the index in the task's event log
+    of the event that made it so (``None``: nothing did). A custom ``holds`` gives no evidence.
+    """
+    if question.holds is not None:
+        return []
+    asked, about = question.asked, question.about
+    rows: list[dict[str, Any]] = []
+    for key in question.facts:
+        holder = about if question.level == "first_order" else asked
+        for who in (holder,):
+            held = tracker.belief(who, key) if who else None
+            rows.append(
+                {
+                    "fact": list(key),
+                    "agent": who,
+                    "value": held.value if held else None,
+                    "event": held.event if held else None,
+                }
+            )
+        if question.level == "second_order" and about is not None:
+            picture = tracker.model(about, asked)
+            rows.append(
+                {
+                    "fact": list(key),
+                    "agent": about,
+                    "knows_of": asked,
+                    "value": picture.get(key),
+                    "event": tracker.model_evidence(about, asked, key),
+                }
+            )
+    return rows
+
+
+def unread_messages(question: Question, tracker: KnowledgeTracker) -> list[int]:
+    """The unreadable messages the answer may rest on (their event indexes).
+
+    A message counts when the claim reader left part of it unread, an agent whose knowledge
+    the question is about sent or received it, and an unread part names one of the question's
+    subjects (a fact key's second element, as a word: the bomb, the room).
+    """
+    agents = {question.asked} if question.level == "introspection" else {question.about}
+    if question.level == "second_order":
+        agents.add(question.asked)
+    subjects = {str(key[1]).lower() for key in question.facts if len(key) > 1}
+    found = []
+    for unread in tracker.unread:
+        if not agents & unread.audience:
+            continue
+        words = set(re.findall(r"\w+", " ".join(unread.parts).lower()))
+        if subjects & words:
+            found.append(unread.event)
+    return found

@@ -238,6 +238,16 @@ QUESTION_HEADER = "Theory-of-Mind question:"
 #: Ends a Theory-of-Mind question.
 QUESTION_REQUEST = "Answer yes or no, then one sentence why."
 
+#: The line before a teammate's message whose claims a model is asked to restate.
+CLAIMS_HEADER = "Teammate's message:"
+
+#: Asks a model to restate a message's claims in the task's fact sentences.
+CLAIMS_REQUEST = (
+    "Restate every fact this message claims as a sentence in one of the forms above, one per "
+    "line, with nothing else. Leave out plans, questions, requests and guesses. If it claims "
+    "no fact, reply: none"
+)
+
 #: Sent after a reply that names no legal action; ``{reason}`` is the env's explanation.
 FEEDBACK = (
     "Your reply could not be carried out: {reason} Choose again, in the format the rules give."

@@ -449,6 +449,12 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         if self._ended_by:
             return
         self._ended_by = ended_by
+        # every agent's final observation shows its view now: log it for the knowledge tracker
+        # (questions asked at the end are judged on what each agent was last shown)
+        for agent in self.agents:
+            facts = self.turn_view(agent)
+            if facts:
+                self.emit(Event("observe", agent, facts, self._alone[agent], self.round), False)
         flags = self.truncations if truncated else self.terminations
         metrics = self.metrics()
         for agent in self.agents:
@@ -488,6 +494,10 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     def end_round(self) -> Outcome | Sequence[Event] | None:
         """Rules when a round is over (before the round limit); default none."""
         return None
+
+    def rules_in_play(self) -> str:
+        """The rule options this env plays by, in a line for tables ("" when it has none)."""
+        return ""
 
     def metrics(self) -> dict[str, Any]:
         """Episode measures, in ``info["metrics"]`` at the end; tasks add their own."""

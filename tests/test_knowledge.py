@@ -8,6 +8,7 @@ import doctest
 
 import mase.knowledge
 from mase.events import Event
+from mase.claims import from_parser
 from mase.knowledge import KnowledgeTracker
 
 
@@ -22,7 +23,7 @@ def test_tracker_is_generic_and_its_examples_run():
         key, value = text.split("=")
         return {(key,): value}
 
-    k = KnowledgeTracker.from_events(events, parse)
+    k = KnowledgeTracker.from_events(events, from_parser(parse))
     truth = {("door",): "open"}
     assert k.introspection("alpha", ("door",), truth)
     assert k.false_belief("bravo", ("door",), truth)  # alpha lied

@@ -16,6 +16,7 @@ import mase
 from mase.agents import LLMAgent, RandomPolicy, make_policy
 from mase.envs.search_rescue import language_model
 from mase.envs.search_rescue import text as words
+from mase.claims import from_parser
 from mase.knowledge import KnowledgeTracker
 from mase.llm import Faults, LLMConfig, OfflineServer
 from mase.report import usage_line
@@ -64,7 +65,8 @@ def test_llm_team_defuses_every_bomb_with_probes(server, team, tmp_path):
     assert summary["failed"] == 0
     metrics = summary["metrics"]
     assert metrics["score"]["mean"] == 90
-    assert metrics["llm_valid_output_rate"]["mean"] == 1.0
+    # the paper's rule hides a teammate's cut: a cut on the old sequence is rejected, then redone
+    assert metrics["llm_valid_output_rate"]["mean"] >= 0.9
     for level in ("introspection", "first_order", "second_order"):
         assert metrics[f"tom_{level}"]["n"] == 2
     record = lines(tmp_path / team / "episodes.jsonl")[0]
@@ -173,7 +175,9 @@ def test_an_injected_message_is_only_text(server):
     # its claims are only claims: right after the first message, bravo holds "score 90" as
     # alpha's word while the true score was still 0
     first = next(i for i, e in enumerate(base.event_log) if e.kind == "message")
-    tracker = KnowledgeTracker.from_events(base.event_log[: first + 1], words.parse_facts)
+    tracker = KnowledgeTracker.from_events(
+        base.event_log[: first + 1], from_parser(words.parse_facts)
+    )
     claim = tracker.belief("bravo", ("score",))
     assert (claim.value, claim.source) == (90, "alpha")
     assert tracker.false_belief("bravo", ("score",), {("score",): 0})

@@ -56,7 +56,26 @@ def test_paper_table1_preset_prints_both_columns(tmp_path, capsys):
         assert words in out, words
     tom = out[out.index("Theory-of-Mind") :]
     assert "llm + belief (offline model)" in tom and "random" not in tom
-    assert len(list(tmp_path.rglob("summary.json"))) == len(load_preset("paper-table1").teams)
+    # every row ran but the ChatGPT row, which runs only when --row-model gives it a model
+    ran = [t for t in load_preset("paper-table1").teams if not t.needs_model]
+    assert len(list(tmp_path.rglob("summary.json"))) == len(ran) == 7
+    assert "not run: llm, ChatGPT row (give it a model: --row-model 'ChatGPT=MODEL')" in out
+
+
+def test_row_model_gives_a_paper_row_its_model(tmp_path, capsys):
+    from mase.presets import parse_row_models
+
+    preset = load_preset("paper-table1")
+    assert parse_row_models("ChatGPT=gpt-3.5-turbo, GPT-4 = gpt-4o", preset) == {
+        "llm, ChatGPT row": "gpt-3.5-turbo",
+        "llm": "gpt-4o",
+    }
+    with pytest.raises(ValueError, match="no row 'GPT-5'; rows: "):
+        parse_row_models("GPT-5=x", preset)
+    with pytest.raises(ValueError, match="ROW=MODEL pairs"):
+        parse_row_models("ChatGPT", preset)
+    assert main(["eval", "mase/SearchRescue-v0", "--row-model", "GPT-4=x"]) == 2
+    assert "add --preset" in capsys.readouterr().err
 
 
 def test_comparison_table_marks_missing_runs():

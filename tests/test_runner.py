@@ -317,8 +317,8 @@ def test_probe_questions_are_answered_and_records_merged():
 def test_summary_pools_tom_accuracy_and_totals_usage():
     replies = ("Yes.", "No.", "Maybe.", None)  # right, right, unreadable (wrong), not answered
     probes = [
-        {"level": "first_order", "correct": c, "reply": r}
-        for c, r in zip((True, True, False, None), replies, strict=True)
+        {"level": "first_order", "correct": c, "reply": r, "unread_messages": u}
+        for c, r, u in zip((True, True, False, None), replies, ([], [{}], [], [{}]), strict=True)
     ]
     records = [
         {"episode": 1, "metrics": {"llm_calls": 4, "cost_usd": 0.25}, "probes": probes},
@@ -326,8 +326,11 @@ def test_summary_pools_tom_accuracy_and_totals_usage():
         {"episode": 2, "failed": True, "error": "x", "usage": {"llm_calls": 1}},
     ]
     summary = summarize(records)
-    # answered: 3 in episode 1 and 1 in episode 0; the unanswered one is asked, not wrong
-    assert summary["tom"] == {"first_order": {"accuracy": 0.75, "correct": 3, "n": 4, "asked": 5}}
+    # answered: 3 in episode 1 and 1 in episode 0; the unanswered one is asked, not wrong; one
+    # answered question (and one unanswered) rests on an unreadable message
+    assert summary["tom"] == {
+        "first_order": {"accuracy": 0.75, "correct": 3, "n": 4, "asked": 5, "on_unread": 1}
+    }
     assert summary["usage"] == {"llm_calls": 7, "cost_usd": 0.5}
     assert summary["metrics"]["llm_calls"]["mean"] == 3.0
     assert "usage" not in summarize([{"episode": 0, "metrics": {"score": 1}}])

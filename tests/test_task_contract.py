@@ -200,12 +200,31 @@ def test_hostile_replies_are_read_in_linear_time(env_id, name):
     calls = {"read_action": lambda: base.read_action(env.agent_selection, reply)}
     if type(base).parse_facts is not TaskEnv.parse_facts:
         calls["parse_facts"] = lambda: base.parse_facts(reply)
+    calls["read_claims"] = lambda: base.read_claims(env.agent_selection, reply, {})
     calls["step"] = lambda: env.step(reply)
     for call, run in calls.items():
         start = time.perf_counter()
         run()
         seconds = time.perf_counter() - start
         assert seconds < 5.0, f"{call} took {seconds:.1f} s on {name}"  # quadratic: hours
+
+
+@pytest.mark.parametrize(
+    "env_id", [i for i in implementing("facts_text") if i in implementing("true_facts")]
+)
+def test_a_message_in_the_tasks_own_sentences_is_read_whole(env_id):
+    """Every true fact, written in the task's sentences and sent as a message, is read back
+    by its claim reader with nothing flagged unread."""
+    env = mase.make(env_id)
+    env.reset(seed=0)
+    base = env.unwrapped
+    truth = base.true_facts()
+    claims = base.read_claims(env.agent_selection, base.facts_text(truth), {})
+    assert claims.unread == ()
+    assert {k: v for k, v in claims.facts.items() if k in truth} == {
+        k: truth[k] for k in claims.facts if k in truth
+    }
+    assert set(base.parse_facts(base.facts_text(truth))) <= set(claims.facts)
 
 
 # -- LLM seats on the offline model ------------------------------------------------------------

@@ -43,8 +43,10 @@ class Args:
 
     env: str = "mase/SearchRescue-v0"
     """task id"""
-    env_kwargs: dict = field(default_factory=lambda: {"shaping": True})
-    """task arguments (JSON); the paper's MAPPO used the +1/-1 shaping reward"""
+    env_kwargs: dict = field(default_factory=lambda: {"shaping": True, "wrong_cutter": "reject"})
+    """task arguments (JSON); by default the paper's +1 for a correct cut, with wrong cutters
+    rejected (the released code's rule), so its -1 for an explosion never fires; the paper's
+    MAPPO setting is {"shaping": true, "wrong_cutter": "explode"}"""
     seed: int = 1
     """seed of torch, numpy and the first env"""
     total_timesteps: int = 3_000_000

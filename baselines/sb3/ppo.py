@@ -34,8 +34,10 @@ class Args:
 
     env: str = "mase/SearchRescue-v0"
     """task id"""
-    env_kwargs: dict = field(default_factory=lambda: {"shaping": True})
-    """task arguments (JSON)"""
+    env_kwargs: dict = field(default_factory=lambda: {"shaping": True, "wrong_cutter": "reject"})
+    """task arguments (JSON); by default the paper's +1 for a correct cut, with wrong cutters
+    rejected (the released code's rule), so its -1 for an explosion never fires; the paper's
+    MAPPO setting is {"shaping": true, "wrong_cutter": "explode"}"""
     seed: int = 1
     """seed of SB3, torch, numpy and the envs"""
     total_timesteps: int = 500_000

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import numpy as np
 from gymnasium import spaces
 
+from mase.claims import Claims
 from mase.envs.search_rescue import belief as beliefs
+from mase.envs.search_rescue import claims
 from mase.envs.search_rescue import render as board
 from mase.envs.search_rescue import text as words
 from mase.envs.search_rescue import world
@@ -108,9 +111,11 @@ class SearchRescueEnv(TaskEnv):
         ``"reject"`` (default; the released code, which reproduces the paper's tables) or
         ``"explode"``. ``credit``: ``"phase"`` (default; the better learning signal, the
         final score is the same) or ``"bomb"``. ``shaping`` (False). ``see_teammates``
-        (True, as the paper says; the released code hid them). ``witness`` (True): agents in
-        the same room see each other's actions and results, the paper's annotation
-        criterion. ``deadlock_rounds`` (3; 0 turns the rule off). ``obs_mode``
+        (True, as the paper says; the released code hid them). ``witness`` (False, the paper's
+        rule: "an agent cannot directly observe another agent's actions or their consequences
+        unless that information is communicated"; agents in a room see only its state, the
+        bomb there and its status). ``witness=True`` is a variant: agents in the same room
+        also see each other's actions and all their results. ``deadlock_rounds`` (3; 0 turns the rule off). ``obs_mode``
         (``"both"``), ``render_mode`` (``None``, ``"ansi"`` or ``"human"``, which prints).
 
     Version History:
@@ -139,7 +144,7 @@ class SearchRescueEnv(TaskEnv):
         credit: world.Credit = "phase",
         shaping: bool = False,
         see_teammates: bool = True,
-        witness: bool = True,
+        witness: bool = False,
         deadlock_rounds: int = 3,
         obs_mode: str = "both",
         render_mode: str | None = None,
@@ -241,6 +246,19 @@ class SearchRescueEnv(TaskEnv):
         if text is None:
             text = self._explained[key] = words.explain_invalid(self.layout, self.world, event)
         return text
+
+    def rules_in_play(self) -> str:
+        """The observation rule and the rule options, for tables: which rule a figure used."""
+        r = self.rules
+        seen = (
+            "witness=True (agents in a room see each other's actions and results)"
+            if r.witness
+            else "the paper's (a teammate's actions and their results are seen only if told)"
+        )
+        return (
+            f"observation rule: {seen}; wrong_cutter={r.wrong_cutter}, credit={r.credit}, "
+            f"shaping={r.shaping}, see_teammates={self.see_teammates}, layout={self.layout_kind}"
+        )
 
     def metrics(self) -> dict[str, Any]:
         """Episode measures: score, rounds, valid-action rate, bombs defused, how it ended."""
@@ -357,7 +375,9 @@ class SearchRescueEnv(TaskEnv):
 
     def rules_text(self, agent: str) -> str:
         """The mission rules as told to ``agent`` (the map, the tools, the reply format)."""
-        return words.rules_text(self.layout, agent, self.max_cycles, self.see_teammates)
+        return words.rules_text(
+            self.layout, agent, self.max_cycles, self.see_teammates, self.rules.witness
+        )
 
     def legal_actions_text(self, agent: str) -> list[str]:
         """The agent's legal actions now, in words."""
@@ -368,8 +388,32 @@ class SearchRescueEnv(TaskEnv):
         return words.parse_action(self.layout, self.world, agent, text)
 
     def parse_facts(self, text: str) -> dict:
-        """The facts stated in ``text`` (observation sentences or a message)."""
+        """The facts stated in ``text`` in the game's fact sentences."""
         return words.parse_facts(text)
+
+    def read_claims(self, sender: str, text: str, known: Mapping) -> Claims:
+        """The facts a teammate's message states, in free text (see :mod:`.claims`)."""
+        return claims.read_claims(sender, text, known.get(("agent_room", sender)))
+
+    def claim_forms(self) -> list[str]:
+        """The game's fact sentences, one example of each (what a claim model restates into)."""
+        return words.claim_forms()
+
+    def seen_together(self, event: Event) -> Iterable[tuple[frozenset[str], Mapping]]:
+        """A turn view is seen in parts: the scoreboard by all, the room by those in it.
+
+        Round, score, cutters (the rules tell everyone) and, with ``see_teammates``, every
+        agent's room are in every agent's view; a room's contents (its bomb, that bomb's
+        status, the agents there) are seen by everyone in it, who see each other see it. The
+        rest of the view is the agent's own. Other events are seen whole by their audience.
+        """
+        if event.kind != "observe":
+            return ((event.audience, event.facts),)
+        return world.shared_view(event.facts, event.actor, self.layout.agents, self.see_teammates)
+
+    def implied_facts(self, facts: Mapping) -> Mapping:
+        """What follows from facts (:func:`.world.implied_facts`)."""
+        return world.implied_facts(facts)
 
     def belief_template(self, agent: str) -> str:
         """The paper's initial belief state for ``agent`` (see :mod:`.belief`)."""

@@ -51,6 +51,8 @@ from typing import Any
 
 from mase import protocol
 from mase.envs.search_rescue import belief as beliefs
+from mase.envs.search_rescue import claims
+from mase.envs.search_rescue import text as words
 from mase.envs.search_rescue import tom
 from mase.envs.search_rescue.scripted import MissionMap, ScriptedRescuer
 from mase.envs.search_rescue.text import fact_sentence, facts_text, parse_facts
@@ -89,8 +91,9 @@ class Mind:
         max_rounds: the round limit the rules state.
     """
 
-    def __init__(self, agent: str, mission: MissionMap, max_rounds: int):
+    def __init__(self, agent: str, mission: MissionMap, max_rounds: int, witness: bool = False):
         self.agent, self.mission, self.max_rounds = agent, mission, max_rounds
+        self.witness = witness  # teammates in a room see each other's actions and results
         self.mates = tuple(a for a in mission.team if a != agent)
         self.facts: dict[tuple, Any] = {("cutters", agent): mission.cutters[agent]}
         self.known: dict[str, dict[tuple, Any]] = {p: {} for p in self.mates}
@@ -189,7 +192,11 @@ class Mind:
         if line.startswith("- Your last action"):
             self.last_result = line[2:]
             rooms = {here, facts.get(("agent_room", self.agent))}
-            witnesses = [p for p in self.mates if before[p] in rooms and before[p] is not None]
+            witnesses = [
+                p
+                for p in self.mates
+                if self.witness and before[p] in rooms and before[p] is not None
+            ]
         else:
             who = re.match(r"- You saw (?:bomb \d+ explode when )?([A-Za-z]+)", line)
             actor = who.group(1).lower() if who else None
@@ -302,7 +309,7 @@ def build_mind(messages: Messages, agent: str, rules: str) -> Mind:
 
 def _mind(items: Sequence[Item], agent: str, rules: str) -> Mind:
     max_rounds = int(m.group(1)) if (m := _MAX_ROUNDS.search(rules)) else 0
-    mind = Mind(agent, MissionMap.from_rules(rules), max_rounds)
+    mind = Mind(agent, MissionMap.from_rules(rules), max_rounds, words.WITNESS_RULES[True] in rules)
     belief, items = since_last_belief(items)
     if belief is not None:
         mind.read_belief(belief)
@@ -349,7 +356,8 @@ def _act_from_belief(mind: Mind, agent: str, rules: str) -> str:
         message = NO_OBSERVATION.format(name=agent.capitalize())
         return protocol.REPLY_FORMAT.format(action=SAFE_ACTION, message=message)
     bot = ScriptedRescuer.from_rules(agent, rules)
-    bot.observe(facts_text(mind.facts, mind.max_rounds))
+    # the last result too: a cutter the bomb rejected means the sequence held is out of date
+    bot.observe(facts_text(mind.facts, mind.max_rounds) + "\n" + mind.last_result)
     return protocol.REPLY_FORMAT.format(action=bot.decide(), message=facts_text(mind.outgoing()))
 
 
@@ -398,6 +406,15 @@ class SearchRescueModel(OfflineModel):
     def answer(self, prompt: Prompt) -> str:
         """Yes or no, from the belief's statements and what the prompt shows after it."""
         return _answer(self._mind(prompt), prompt.question)
+
+    def restate_claims(self, message: str) -> str:
+        """A teammate's message restated in the game's fact sentences (by the task's grammar)."""
+        sender, _, text = message.partition(": ")
+        text = text.strip()
+        if len(text) >= 2 and text[0] == text[-1] == '"':
+            text = text[1:-1]
+        facts = claims.read_claims(sender.strip().lower(), text).facts
+        return facts_text(dict(facts)) if facts else "none"
 
     def _mind(self, prompt: Prompt) -> Mind:
         return _mind(prompt.items, prompt.agent, prompt.rules)

@@ -3,6 +3,8 @@
 The LLM rows are played by the task's offline language model (``mase serve``: a scripted
 policy that reads only the prompt) unless ``--model``/``--base-url`` name a real one; they are
 compared with the paper's GPT-4 rows to show the harness end to end, not to reproduce GPT-4.
+``--row-model "ChatGPT=gpt-3.5-turbo,GPT-4=gpt-4o"`` gives each paper row its own model; the
+ChatGPT row runs only when it is given one.
 """
 
 from mase.presets import Preset, Team
@@ -15,6 +17,14 @@ TABLE1 = Preset(
         Team("cbs", "cbs", paper_row="CBS planner"),
         Team("mappo", "mappo", paper_row="MAPPO"),
         Team("sb3-ppo", "sb3-ppo"),
+        Team(
+            "llm, ChatGPT row",
+            "llm",
+            messages=True,
+            paper_row="ChatGPT",
+            probes=True,
+            needs_model=True,
+        ),
         Team("llm", "llm", messages=True, paper_row="GPT-4", probes=True),
         Team(
             "llm + belief",

@@ -21,6 +21,9 @@ _DOORS = re.compile(r"Doors \(you can move only through a door\): ([\d\-, ]+)\."
 _ROOMS = re.compile(r"Rooms: ([\d, ]+)\.")
 _CUTTERS = re.compile(r"Cutters: (.*?)\. You can only")
 _HOLDS = re.compile(r"([A-Za-z]+) holds ([a-z, ]+)")
+#: The bomb refused one's cutter: what one held of its sequence is out of date (under the
+#: paper's rule a teammate's cut is not seen), so inspect it again.
+_REJECTED = re.compile(r"Your last action failed: the bomb in room (\d+) rejected")
 
 
 @dataclass
@@ -126,8 +129,14 @@ class ScriptedRescuer(Policy):
     # -- reading ------------------------------------------------------------------------------
 
     def _learn(self, facts: dict) -> None:
+        rooms = self.mission.rooms
         for key, value in facts.items():
             kind = key[0]
+            # a teammate's message may name a room the map does not have: not a fact to act on
+            if (kind == "room_bomb" and key[1] not in rooms) or (
+                kind in ("agent_room", "bomb_room") and value not in rooms
+            ):
+                continue
             if kind == "agent_room":
                 self.positions[key[1]] = value
             elif kind == "room_bomb":
@@ -143,6 +152,8 @@ class ScriptedRescuer(Policy):
                     # sequences only shrink: the shorter report is the newer one
                     if intel.remaining is None or len(value) < len(intel.remaining):
                         intel.remaining = tuple(value)
+                    if not value:
+                        intel.status = "defused" if intel.status == "active" else intel.status
 
     def observe(self, text: str) -> dict:
         """Take in one observation; returns the facts seen first-hand."""
@@ -151,6 +162,11 @@ class ScriptedRescuer(Policy):
             self._learn(parse_facts(message))
         seen = parse_facts(own)
         self._learn(seen)
+        rejected = _REJECTED.search(own)
+        if rejected:
+            bomb = self.room_known.get(int(rejected.group(1)))
+            if bomb in self.bombs:
+                self.bombs[bomb].remaining = None
         return seen
 
     # -- deciding -----------------------------------------------------------------------------

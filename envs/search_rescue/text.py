@@ -81,6 +81,27 @@ def fact_sentence(key: tuple, value: object, max_rounds: int = 0) -> str:
     return FACT_TEMPLATES[kind].format(subject=subject, value=value, max_rounds=max_rounds)
 
 
+def claim_forms() -> list[str]:
+    """One example of each fact sentence a message can claim (for a claim-reading model)."""
+    examples = {
+        ("bomb_remaining", 2): ("red", "green"),
+        ("bomb_phases", 2): 2,
+        ("bomb_status", 4): "defused",
+        ("bomb_room", 2): 3,
+        ("room_bomb", 3): 2,
+        ("agent_room", "bravo"): 6,
+        ("score",): 40,
+    }
+    forms = [fact_sentence(k, v) for k, v in examples.items()]
+    forms += [
+        fact_sentence(("room_bomb", 5), 0),
+        fact_sentence(("bomb_remaining", 4), ()) + " (nothing left to cut)",
+        fact_sentence(("bomb_status", 5), "exploded"),
+        fact_sentence(("bomb_status", 1), "active"),
+    ]
+    return forms
+
+
 def facts_text(facts: Mapping[tuple, object], max_rounds: int = 0) -> str:
     """Write several facts as sentences separated by spaces."""
     return " ".join(fact_sentence(k, v, max_rounds) for k, v in facts.items())
@@ -314,14 +335,25 @@ sequence. Each phase cut earns the team {points} points ({max_score} in all).
 Cutters: {cutters}. You can only use cutters you hold; ask a teammate for the others.
 Agents act in turn ({team}); one round is one action each. The mission ends when every bomb is \
 defused or after {max_rounds} rounds.
-You see your own room, your tools, {teammates_seen}, the result of your own last action, and \
-what happens in your room. You do not see what teammates do elsewhere unless they tell you.
+You see your own room (who is in it, its bomb and whether that bomb is active, defused or \
+exploded), your tools, {teammates_seen} and the result of your own last action. {witness_rule}
 Each turn choose one action: go to room N, inspect bomb, or apply COLOUR cutter.
 {reply_format}"""
 
 
-def rules_text(layout: Layout, agent: str, max_rounds: int, see_teammates: bool) -> str:
-    """The rules of the mission as told to ``agent``."""
+#: What the rules say about teammates' actions, per observation rule (``witness``).
+WITNESS_RULES = {
+    False: "You do not see what teammates do or what their actions reveal, even in your room, "
+    "unless they tell you.",
+    True: "You also see what teammates in your room do and what it reveals; you do not see "
+    "what teammates do elsewhere unless they tell you.",
+}
+
+
+def rules_text(
+    layout: Layout, agent: str, max_rounds: int, see_teammates: bool, witness: bool = False
+) -> str:
+    """The rules of the mission as told to ``agent`` (``witness``: the observation rule)."""
     cutters = "; ".join(
         f"{a.capitalize()} holds {colours_text(layout.cutters[a])}" for a in layout.agents
     )
@@ -338,6 +370,7 @@ def rules_text(layout: Layout, agent: str, max_rounds: int, see_teammates: bool)
         cutters=cutters,
         max_rounds=max_rounds,
         teammates_seen="where every teammate is" if see_teammates else "teammates in your room",
+        witness_rule=WITNESS_RULES[witness],
         reply_format=REPLY_FORMAT_HELP,
     )
 

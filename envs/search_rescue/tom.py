@@ -11,8 +11,7 @@ room        the contents of room r                                  ``room_bomb 
 state       that bomb b's state and remaining sequence changed      ``bomb_status b``,
                                                                     ``bomb_remaining b``
 phase       that a phase of bomb b was just defused                 ``bomb_remaining b``, ``score``
-sequence    bomb b's sequence                                       ``bomb_phases b``,
-                                                                    ``bomb_remaining b``
+sequence    bomb b's sequence: the colours left to cut              ``bomb_remaining b``
 ==========  =====================================================  ==============================
 
 Levels: ``introspection`` (do you know it?), ``first_order`` (does teammate P know it?),
@@ -96,7 +95,7 @@ def fact_keys(kind: str, subject: int, truth: Mapping[FactKey, Any]) -> tuple[Fa
     if kind == "phase":
         return (("bomb_remaining", subject), ("score",))
     if kind == "sequence":
-        return (("bomb_phases", subject), ("bomb_remaining", subject))
+        return (("bomb_remaining", subject),)
     raise ValueError(f"unknown question kind {kind!r}; kinds: {KINDS}")
 
 

@@ -213,13 +213,15 @@ class Rules:
         credit: ``"phase"`` (10 points per phase as it is cut) or ``"bomb"`` (all of a bomb's
             points when its last phase is cut, as the released code did).
         shaping: add the paper's MAPPO shaping reward (+1 correct cut, -1 explosion).
-        witness: agents in the same room see each other's actions and their results.
+        witness: agents in the same room see each other's actions and their results (a
+            variant); by default (the paper's rule) they see only the room's state, and an
+            action's consequences reach others only when communicated.
     """
 
     wrong_cutter: WrongCutter = "reject"
     credit: Credit = "phase"
     shaping: bool = False
-    witness: bool = True
+    witness: bool = False
 
 
 # -- building instances ----------------------------------------------------------------------
@@ -455,3 +457,56 @@ def view_facts(state: State, agent: str, see_teammates: bool) -> dict:
         facts[("bomb_room", bomb.id)] = room
         facts[("bomb_status", bomb.id)] = bomb.status
     return facts
+
+
+# -- what is seen together, and what follows -------------------------------------------------
+
+#: Facts every agent sees in its view at once: the scoreboard and the tools (the rules say who
+#: holds what).
+PUBLIC_KINDS = frozenset(("round", "score", "cutters"))
+#: Facts of a room, seen by everyone in it.
+ROOM_KINDS = frozenset(("room_bomb", "bomb_room", "bomb_status"))
+
+
+def shared_view(
+    facts: dict, agent: str, agents: tuple[str, ...], see_teammates: bool
+) -> list[tuple[frozenset[str], dict]]:
+    """Split ``agent``'s turn view (:func:`view_facts`) by who sees each part with it.
+
+    The scoreboard and tools, and (``see_teammates``) every agent's room, go to all agents;
+    the room's contents and who is in it go to everyone in the room, who see each other; the
+    rest stays the agent's own. Read from the view alone, so the split is pure.
+    """
+    room = facts.get(("agent_room", agent))
+    present = frozenset(a for a in agents if facts.get(("agent_room", a)) == room)
+    public, local, own = {}, {}, {}
+    for key, value in facts.items():
+        kind = key[0]
+        if kind in PUBLIC_KINDS or (kind == "agent_room" and see_teammates):
+            public[key] = value
+        elif kind in ROOM_KINDS or kind == "agent_room":
+            local[key] = value
+        else:
+            own[key] = value
+    parts = [(frozenset(agents), public), (present | {agent}, local), (frozenset((agent,)), own)]
+    return [(audience, part) for audience, part in parts if part]
+
+
+def implied_facts(facts: dict) -> dict:
+    """``facts`` with what follows from them: the rules' implications between fact kinds.
+
+    A bomb with colours left is active; a defused or exploded bomb has none left; a bomb's
+    room and a room's bomb are one fact said two ways. Stated facts are never overridden.
+    """
+    out = dict(facts)
+    for key, value in facts.items():
+        kind = key[0]
+        if kind == "bomb_remaining" and value:
+            out.setdefault(("bomb_status", key[1]), "active")
+        elif kind == "bomb_status" and value in ("defused", "exploded"):
+            out.setdefault(("bomb_remaining", key[1]), ())
+        elif kind == "bomb_room":
+            out.setdefault(("room_bomb", value), key[1])
+        elif kind == "room_bomb" and value:
+            out.setdefault(("bomb_room", value), key[1])
+    return out

@@ -27,10 +27,15 @@ from mase.registry import UnknownArgumentError, UnknownEnvError
 
 
 def _env_arg(text: str) -> tuple[str, Any]:
-    """``key=value`` with the value read as a Python literal when it is one."""
+    """``key=value`` with the value read as a Python literal when it is one.
+
+    ``true``/``false`` (any case) are booleans too, as a shell user writes them.
+    """
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
+    if value.lower() in ("true", "false"):
+        return key, value.lower() == "true"
     try:
         return key, ast.literal_eval(value)
     except (ValueError, SyntaxError):
@@ -142,6 +147,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--preset",
         choices=preset_names(),
         help="run a preset's teams and print the paper's numbers beside the measured ones",
+    )
+    p.add_argument(
+        "--row-model",
+        metavar="ROW=MODEL,...",
+        help="with --preset: the model of each paper row's LLM team, e.g. "
+        "'ChatGPT=gpt-3.5-turbo,GPT-4=gpt-4o' (rows that need a model run only when given one)",
     )
     p.add_argument("--team", action="append", help=team_help + " (repeat for several teams)")
     p.add_argument(

@@ -17,9 +17,10 @@ from typing import Any
 import mase
 from mase.agents import HumanPolicy, is_llm, make_policy
 from mase.cli.models import model_endpoint, read_faults
-from mase.presets import Preset, Team, load_preset, preset_names
+from mase.presets import Preset, Team, load_preset, parse_row_models, preset_names
 from mase.report import (
     DEFAULT_COLUMNS,
+    TOM_TITLE,
     belief_line,
     comparison_table,
     find_training_logs,
@@ -98,7 +99,7 @@ def _probes(args: argparse.Namespace) -> bool | float:
 def _print_extras(summaries: list[dict], paper: dict[str, dict] | None = None) -> None:
     """The ToM table and the model usage, when there are any."""
     if any(s.get("tom") for s in summaries):
-        print("\nTheory-of-Mind accuracy (pooled over all questions; n = questions answered)")
+        print("\n" + TOM_TITLE)
         print(tom_table(summaries, paper))
     for s in summaries:
         if s.get("usage"):
@@ -119,9 +120,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
             raise ValueError(f"preset {args.preset} runs {preset.env_id}, not {args.env}")
         if args.team:
             raise ValueError("--preset runs the preset's own teams; it does not take --team")
-        env_id, rows = preset.env_id, list(preset.teams)
+        row_models = parse_row_models(args.row_model or "", preset)
+        skipped = [t for t in preset.teams if t.needs_model and t.label not in row_models]
+        env_id, rows = preset.env_id, [t for t in preset.teams if t not in skipped]
         env_kwargs = {**preset.env_kwargs, **dict(args.env_arg or [])}
+    elif args.row_model:
+        raise ValueError("--row-model gives a preset's paper rows their models; add --preset")
     elif args.env:
+        row_models, skipped = {}, []
         env_id, env_kwargs = args.env, dict(args.env_arg or [])
         rows = [Team(spec, spec, messages=True) for spec in args.team or ["scripted"]]
     else:
@@ -136,9 +142,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     with model_endpoint(args, env_id, sorted(llm_rows), offline_default) as (llm, where):
         model = "offline model" if where and "offline" in where else getattr(llm, "model", None)
         for row in rows:
-            label = row.label
+            label, row_llm = row.label, llm
+            if row.label in row_models and llm is not None:
+                row_llm = dataclasses.replace(llm, model=row_models[row.label])
             if preset is not None and row.label in llm_rows:
-                label = f"{row.label} ({model})"
+                label = f"{row.label} ({row_models.get(row.label, model)})"
             labels[row.label] = label
             options = _eval_options(args)
             options["probes"] = options["probes"] or row.probes
@@ -150,18 +158,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 env_kwargs=env_kwargs,
                 messages=row.messages and not args.no_messages,
                 label=label,
-                llm=llm if row.label in llm_rows else None,
+                llm=row_llm if row.label in llm_rows else None,
                 **options,
             )
     seeds = f"seeds {args.seed}...{args.seed + args.episodes - 1}"
+    rules = probe_env.unwrapped.rules_in_play()
     if preset is None:
         print(f"\n{env_id}  ({args.episodes} episodes per team, {seeds})")
+        if rules:
+            print(textwrap.fill(rules, 100))
         print(results_table(list(summaries.values()), _table_columns(list(summaries.values()))))
         _print_extras(list(summaries.values()))
     else:
-        _print_preset(args, preset, summaries, labels, seeds)
+        _print_preset(args, preset, summaries, labels, seeds, rules)
     if where:
         print(f"model seats: {where}")
+    for row in skipped:
+        print(f"not run: {row.label} (give it a model: --row-model '{row.paper_row}=MODEL')")
     if preset is not None and preset.source:
         print(f"paper: {preset.source}")
     if args.out and preset is None:
@@ -221,18 +234,18 @@ def _print_preset(
     summaries: dict[str, dict],
     labels: dict[str, str],
     seeds: str,
+    rules: str = "",
 ) -> None:
     """The preset's table with the paper's numbers, its notes and the extras."""
     print(f"\n{preset.env_id}: {args.preset} ({args.episodes} episodes per team, {seeds})")
+    if rules:
+        print(textwrap.fill(rules, 100))
     print(comparison_table(preset, summaries, labels))
     for note in preset.notes:
         print(textwrap.fill(note, 100))
-    paper = {
-        labels[t.label]: preset.paper[t.paper_row]
-        for t in preset.teams
-        if t.paper_row in preset.paper
-    }
-    _print_extras([summaries[t.label] for t in preset.teams], paper)
+    ran = [t for t in preset.teams if t.label in summaries]
+    paper = {labels[t.label]: preset.paper[t.paper_row] for t in ran if t.paper_row in preset.paper}
+    _print_extras([summaries[t.label] for t in ran], paper)
 
 
 def cmd_play(args: argparse.Namespace) -> int:

@@ -13,7 +13,8 @@ here; the task keeps only its decisions. :func:`read_prompt` turns the messages 
   or else ``"action"`` (:data:`~mase.protocol.ACTION_REQUEST`, or a retry after
   :data:`~mase.protocol.FEEDBACK`);
 * **question**: the text of that question (after the last question header, before
-  :data:`~mase.protocol.QUESTION_REQUEST`);
+  :data:`~mase.protocol.QUESTION_REQUEST`), or for ``"claims"`` (the last user message holds
+  :data:`~mase.protocol.CLAIMS_REQUEST`) the message to restate;
 * **items**: the prompt in order as :class:`Item` records: ``belief`` (the text after a
   :data:`~mase.protocol.BELIEF_HEADER`), ``observation`` and ``reply`` (an assistant message).
 
@@ -53,7 +54,7 @@ from typing import Any, ClassVar, Literal, NamedTuple
 from mase import protocol
 
 #: What the last user message asks for.
-Request = Literal["action", "belief", "question"]
+Request = Literal["action", "belief", "question", "claims"]
 
 #: What a block of the prompt is.
 ItemKind = Literal["belief", "observation", "reply"]
@@ -98,9 +99,10 @@ class Prompt:
         rules: the rules text (``None`` when the prompt holds none).
         agent: the agent the rules name, lowercase (``None`` when the task's rules pattern has
             no ``agent`` group, or it gave none).
-        request: what the last user message asks for: ``"action"``, ``"belief"`` or
-            ``"question"``.
-        question: the question's text (``""`` unless the request is a question).
+        request: what the last user message asks for: ``"action"``, ``"belief"``,
+            ``"question"`` or ``"claims"`` (restate a teammate's message as fact sentences).
+        question: the question's text, or the message whose claims are asked for (``""``
+            for the other requests).
         items: the beliefs, observations and replies, in order.
     """
 
@@ -229,6 +231,10 @@ def read_prompt(
         request = "question"
         question = last.split(protocol.QUESTION_HEADER)[-1]
         question = question.split(protocol.QUESTION_REQUEST)[0].strip()
+    elif protocol.CLAIMS_REQUEST in last and protocol.CLAIMS_HEADER in last:
+        request = "claims"
+        question = last.split(protocol.CLAIMS_HEADER)[-1]
+        question = question.split(protocol.CLAIMS_REQUEST)[0].strip()
     elif protocol.BELIEF_REQUEST in last:
         request = "belief"
     items = read_items(messages, observation, agent)
@@ -266,6 +272,8 @@ class OfflineModel:
     def __call__(self, messages: Messages) -> str:
         """The reply to a chat request."""
         prompt = self.read(messages)
+        if prompt.request == "claims":  # needs no rules: the message and the forms are given
+            return self.restate_claims(prompt.question)
         if prompt.rules is None or not self.understands(prompt):
             return self.cannot_read(prompt)
         if prompt.request == "question":
@@ -303,3 +311,7 @@ class OfflineModel:
     def answer(self, prompt: Prompt) -> str:
         """The reply to a Theory-of-Mind question, ``prompt.question`` (default: the fallback)."""
         return self.cannot_read(prompt)
+
+    def restate_claims(self, message: str) -> str:
+        """A teammate's message (``"Sender: text"``) restated as fact sentences (default: none)."""
+        return "none"

@@ -33,24 +33,29 @@ def _tom_accuracy(records: list[dict]) -> dict[str, dict]:
     Pooled, as the paper counts it, rather than a mean of per-episode accuracies, which would
     weigh an episode with one question like one with twenty. Questions put to seats whose
     policy cannot answer (a scripted or random teammate) are counted as asked, not as wrong;
-    a reply that says neither yes nor no is answered and wrong.
+    a reply that says neither yes nor no is answered and wrong. ``on_unread`` counts the
+    answered questions whose truth may rest on a message the claim reader could not read.
     """
     pooled: dict[str, list[int]] = {}
     for record in records:
         for probe in record.get("probes") or []:
-            counts = pooled.setdefault(str(probe.get("level")), [0, 0, 0])
+            counts = pooled.setdefault(str(probe.get("level")), [0, 0, 0, 0])
             answered = probe.get("reply") is not None
             counts[0] += answered and probe.get("correct") is True
             counts[1] += answered
             counts[2] += 1
+            counts[3] += answered and bool(probe.get("unread_messages"))
     return {
         level: {
             "accuracy": correct / n if n else None,
             "correct": correct,
             "n": n,
             "asked": asked,
+            "on_unread": unread,
         }
-        for level, (correct, n, asked) in sorted(pooled.items(), key=lambda kv: _level_order(kv[0]))
+        for level, (correct, n, asked, unread) in sorted(
+            pooled.items(), key=lambda kv: _level_order(kv[0])
+        )
     }
 
 

@@ -222,6 +222,7 @@ def tom_rows(
     for level in LEVELS:
         name = level.replace("_", " ")
         header += [name, f"paper {name}"] if paper is not None else [name]
+    header.append("on unread messages")
     rows = []
     for summary in summaries:
         tom = summary.get("tom")
@@ -235,6 +236,7 @@ def tom_rows(
             if paper is not None:
                 value = paper.get(label, {}).get(f"tom_{level}")
                 row.append(_paper_cell(value, "{:.1%}") if value is not None else "-")
+        row.append(f"{sum((cell or {}).get('on_unread', 0) for cell in tom.values()):,}")
         rows.append(row)
     return header, rows
 
@@ -283,7 +285,10 @@ def _tom_cell(cell: dict | None) -> str:
 
 # -- the report: intervals and comparisons of teams -----------------------------------------
 
-TOM_TITLE = "Theory-of-Mind accuracy (pooled over all questions; n = questions answered)"
+TOM_TITLE = (
+    "Theory-of-Mind accuracy (pooled over all questions; n = questions answered; on unread "
+    "messages = answers whose truth may rest on a message the claim reader could not read)"
+)
 
 
 def metric_values(records: Iterable[dict], key: str) -> np.ndarray:

@@ -26,7 +26,16 @@ import numpy as np
 from gymnasium.envs.registration import load_env_creator
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from mase.probes import LEVELS, Holds, Probe, ProbeContext, Question, true_answer
+from mase.probes import (
+    LEVELS,
+    Holds,
+    Probe,
+    ProbeContext,
+    Question,
+    evidence,
+    true_answer,
+    unread_messages,
+)
 from mase.protocol import cut, parse_yes_no
 from mase.task import TaskEnv
 
@@ -49,19 +58,18 @@ class ToMProbe(BaseWrapper):
     Example:
         >>> import mase
         >>> from mase.probes import Question
-        >>> def did_they_see(context):  # after each move that showed facts, ask the mover
+        >>> def did_you_see(context):  # after each action that showed its actor facts, ask it
         ...     for event in context.events:
-        ...         others = event.audience - {context.agent}
-        ...         if event.actor == context.agent and event.facts and others:
-        ...             yield Question(context.agent, "first_order", "move", "Did they see it?",
-        ...                            tuple(event.facts), about=min(others))
-        >>> env = ToMProbe(mase.make(mase.list_envs("mase")[0]), probes=[did_they_see])
+        ...         if event.actor == context.agent and event.facts and event.kind != "observe":
+        ...             yield Question(context.agent, "introspection", event.kind,
+        ...                            "Did you see it?", tuple(event.facts))
+        >>> env = ToMProbe(mase.make(mase.list_envs("mase")[0]), probes=[did_you_see])
         >>> env.reset(seed=0)
         >>> for agent in env.agent_iter(12):
         ...     obs, _, ended, cut, _ = env.last()
         ...     env.step(None if ended or cut else int(obs["action_mask"].argmax()))
         >>> records = env.episode_record()["probes"]
-        >>> len(records) > 0, all(r["truth"] for r in records)  # the audience saw it
+        >>> len(records) > 0, all(r["truth"] for r in records)  # each saw its own action
         (True, True)
     """
 
@@ -142,6 +150,9 @@ class ToMProbe(BaseWrapper):
         listed = []
         for rnd, question in pending:
             holds, stale = true_answer(question, tracker, truth)
+            rows = evidence(question, tracker)
+            for row in rows:
+                row["because"] = _describe(base.event_log, row["event"])
             self._count += 1
             qid = f"tom-{self._count}"
             self._records[qid] = {
@@ -155,6 +166,10 @@ class ToMProbe(BaseWrapper):
                 "question": question.question,
                 "truth": holds,
                 "false_belief": stale,
+                "evidence": rows,
+                "unread_messages": [
+                    _describe(base.event_log, i) for i in unread_messages(question, tracker)
+                ],
                 "reply": None,
                 "answer": None,
                 "correct": None,
@@ -207,3 +222,20 @@ class ToMProbe(BaseWrapper):
             "metrics": self.metrics(),
             "probes": [dict(r) for r in self._records.values()],
         }
+
+
+def _describe(log: Sequence[Any], index: int | None) -> dict[str, Any] | None:
+    """An event of the log, as a record: its index, kind, actor, round, audience and text."""
+    if index is None or not 0 <= index < len(log):
+        return None
+    event = log[index]
+    out = {
+        "event": index,
+        "kind": event.kind,
+        "actor": event.actor,
+        "round": event.round,
+        "audience": sorted(event.audience),
+    }
+    if event.note:
+        out["text"], _ = cut(event.note)
+    return out

@@ -139,7 +139,7 @@ def garbage_first(messages):
 
 
 def test_invalid_reply_gets_the_envs_feedback_and_a_counted_retry():
-    env = make_env(max_cycles=3)
+    env = make_env(max_cycles=3, witness=True)  # every cut seen: no cut on an outdated sequence
     with OfflineServer(garbage_first) as server:
         client = ChatClient(LLMConfig(base_url=server.base_url, cache=False))
         team = team_of(client)

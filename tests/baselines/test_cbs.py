@@ -239,7 +239,8 @@ def test_with_random_teammates_it_stays_legal_and_scores():
 
 
 def test_with_scripted_teammates_it_finishes():
-    env = mase.wrappers.MessageChannel(mase.make(ENV))
+    # the planner never talks, so its scripted teammates learn its cuts only by seeing them
+    env = mase.wrappers.MessageChannel(mase.make(ENV, witness=True))
     for seed in range(5):
         team = {"alpha": CBSPolicy(), "bravo": ScriptedRescuer(), "charlie": ScriptedRescuer()}
         record = mase.run_episode(env, team, seed=seed, record_text=False)

@@ -297,10 +297,10 @@ def test_idle_timeout_is_validated():
 # -- the search-and-rescue scripted language model ----------------------------------------------
 
 
-def play_episode(server, seed):
+def play_episode(server, seed, witness=False):
     """Every seat asks the server, with the rules and its whole observation history."""
     llm = client(server)
-    env = MessageChannel(mase.make("mase/SearchRescue-v0"))
+    env = MessageChannel(mase.make("mase/SearchRescue-v0", witness=witness))
     env.reset(seed=seed)
     base = env.unwrapped
     history = {
@@ -320,11 +320,17 @@ def play_episode(server, seed):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_scripted_language_model_team_defuses_everything(seed):
+@pytest.mark.parametrize("witness", [False, True])
+def test_scripted_language_model_team_defuses_everything(seed, witness):
     with OfflineServer(respond) as server:
-        metrics = play_episode(server, seed)
+        metrics = play_episode(server, seed, witness)
     assert metrics["score"] == 90
-    assert metrics["valid_action_rate"] == 1.0
+    if witness:
+        assert metrics["valid_action_rate"] == 1.0
+    else:
+        # under the paper's rule a teammate's cut is not seen: a cut on the old sequence is
+        # rejected (and the rejected agent inspects again), nothing else is invalid
+        assert metrics["valid_action_rate"] >= 0.85
 
 
 def test_reply_follows_the_paper_format():

@@ -81,7 +81,8 @@ def test_oracle_belief_is_what_the_agent_was_shown_or_told():
         assert all(k in held and model.get(k) == held[k] for k in keys), claim
 
 
-def test_oracle_belief_states_what_the_agent_could_know_never_the_truth():
+@pytest.mark.parametrize("witness", [False, True])
+def test_oracle_belief_states_what_the_agent_could_know_never_the_truth(witness):
     """Two worlds that look the same to Alpha give Alpha the same oracle belief.
 
     All three inspect bomb 5 together in room 8; Alpha walks out; then Bravo either explodes
@@ -92,7 +93,7 @@ def test_oracle_belief_states_what_the_agent_could_know_never_the_truth():
 
     beliefs = []
     for bravo_turn in (("cut", "blue"), ("inspect",)):
-        env = BeliefState(mase.make(ENV, wrong_cutter="explode"))
+        env = BeliefState(mase.make(ENV, wrong_cutter="explode", witness=witness))
         env.reset(seed=0)
         place(env, alpha=8, bravo=8, charlie=8)
         play(env, ("inspect",), ("inspect",), ("inspect",), ("go", 0), bravo_turn, ("inspect",))
@@ -104,7 +105,9 @@ def test_oracle_belief_states_what_the_agent_could_know_never_the_truth():
     assert (truth_a, truth_b) == ("exploded", "active")  # the worlds differ
     assert seen_a == seen_b  # and look the same to Alpha
     assert oracle_a == oracle_b
-    assert "Bravo knows the sequence of bomb 5." in oracle_a
+    # what Alpha saw Bravo see (witness), or only what the room showed them both (the paper)
+    assert ("Bravo knows the sequence of bomb 5." in oracle_a) is witness
+    assert "Bravo knows what room 8 holds." in oracle_a
 
 
 def test_belief_accuracy_and_recall():

@@ -45,9 +45,9 @@ def over_teammates(scenario):
     raise AssertionError(f"only {seen} were asked about")
 
 
-def test_inspection_seen_by_a_teammate_in_the_room():
+def test_inspection_seen_by_a_teammate_in_the_room_under_witness():
     def scenario(seed):
-        env = setup(alpha=3, bravo=3, charlie=0, seed=seed)
+        env = setup(alpha=3, bravo=3, charlie=0, seed=seed, witness=True)
         play(env, INSPECT, ("go", 5), ("go", 5))
         q = asked(env, "alpha")
         assert set(q) == {(level, "sequence") for level in LEVELS}
@@ -58,6 +58,20 @@ def test_inspection_seen_by_a_teammate_in_the_room():
         assert q["second_order", "sequence"]["truth"] is (about == "bravo")
         assert not any(r["false_belief"] for r in q.values())
         return about
+
+    assert over_teammates(scenario) == {"bravo", "charlie"}
+
+
+def test_inspection_beside_a_teammate_is_unknown_to_it_under_the_paper_rule():
+    def scenario(seed):
+        env = setup(alpha=3, bravo=3, charlie=0, seed=seed)
+        play(env, INSPECT, ("go", 5), ("go", 5))
+        q = asked(env, "alpha")
+        assert q["introspection", "sequence"]["truth"] is True
+        # an agent cannot observe another's actions or their consequences unless told
+        assert q["first_order", "sequence"]["truth"] is False
+        assert q["second_order", "sequence"]["truth"] is False
+        return q["first_order", "sequence"]["about"]
 
     assert over_teammates(scenario) == {"bravo", "charlie"}
 
@@ -141,7 +155,7 @@ def test_wrong_sequence_told_is_a_false_belief():
 
 def test_bomb_cut_after_a_witness_left_is_a_false_belief():
     def scenario(seed):
-        env = setup(alpha=3, bravo=3, charlie=0, seed=seed)
+        env = setup(alpha=3, bravo=3, charlie=0, seed=seed, witness=True)
         play(env, INSPECT, ("go", 0), INSPECT)  # round 1: bravo sees the sequence, leaves
         play(env, ("cut", "red"), INSPECT, INSPECT)  # round 2: alpha cuts with bravo gone
         q = asked(env, "alpha")
@@ -211,7 +225,7 @@ def test_questions_wait_for_the_asked_agents_turn_and_leave_after_it():
 
 
 def test_episode_end_asks_everyone():
-    env = setup(alpha=3, bravo=3, charlie=3, max_cycles=1)
+    env = setup(alpha=3, bravo=3, charlie=3, max_cycles=1, witness=True)
     play(env, INSPECT, INSPECT, INSPECT)
     base = env.unwrapped
     assert all(base.truncations.values())
@@ -261,12 +275,45 @@ def test_records_carry_everything_and_reset_clears_them():
     probes = env.episode_record()["probes"]
     assert probes and set(probes[0]) == {
         "id", "round", "level", "kind", "asked", "about", "facts", "question", "truth",
-        "false_belief", "reply", "answer", "correct",
+        "false_belief", "evidence", "unread_messages", "reply", "answer", "correct",
     }  # fmt: skip
     assert len({p["id"] for p in probes}) == len(probes)
     env.reset(seed=1)
     assert env.episode_record()["probes"] == []
     assert not any("tom_questions" in info for info in env.unwrapped.infos.values())
+
+
+def test_every_answer_carries_its_evidence():
+    env = setup(alpha=3, bravo=0, charlie=0)
+    play(env, INSPECT, INSPECT, INSPECT)
+    play(env, (INSPECT, "bomb two needs red then green"), INSPECT, INSPECT)
+    play(env, INSPECT)
+    probes = env.episode_record()["probes"]
+    second = [p for p in probes if p["level"] == "second_order" and p["truth"]]
+    assert second, "alpha told both teammates: they know it knows"
+    for record in second:
+        rows = {(r["agent"], r.get("knows_of")): r for r in record["evidence"]}
+        own = rows["alpha", None]  # alpha's own inspection, first-hand
+        assert own["because"]["kind"] == "inspect" and own["because"]["actor"] == "alpha"
+        told = rows[record["about"], "alpha"]  # the teammate's picture of alpha: the message
+        assert told["because"]["kind"] == "message"
+        assert told["because"]["text"] == "bomb two needs red then green"
+        assert record["unread_messages"] == []
+
+
+def test_an_unreadable_message_is_flagged_on_the_answers_it_may_bear_on():
+    env = setup(alpha=3, bravo=0, charlie=0)
+    play(env, INSPECT, INSPECT, INSPECT)
+    play(env, (INSPECT, "bomb 2 is the tricky one: crimson then jade"), INSPECT, INSPECT)
+    play(env, INSPECT)
+    tracker = env.unwrapped.knowledge()
+    assert [u.text for u in tracker.unread] == ["bomb 2 is the tricky one: crimson then jade"]
+    probes = env.episode_record()["probes"]
+    about_bomb_2 = [p for p in probes if p["round"] >= 2 and ["bomb_remaining", 2] in p["facts"]]
+    assert about_bomb_2 and all(p["unread_messages"] for p in about_bomb_2)
+    others = [p for p in probes if ["bomb_remaining", 2] not in p["facts"]]
+    assert others and not any(p["unread_messages"] for p in others)
+    assert about_bomb_2[0]["unread_messages"][0]["text"] == "bomb 2 is the tricky one: crimson then jade"
 
 
 def test_the_drawn_teammate_is_seeded():

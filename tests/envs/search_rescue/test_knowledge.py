@@ -8,17 +8,15 @@ and able to observe, had it visited the room, was it communicated.
 from scenarios import INSPECT, place, play
 
 import mase
-from mase.envs.search_rescue import text as words
 from mase.envs.search_rescue import world
-from mase.knowledge import KnowledgeTracker
 from mase.wrappers import MessageChannel
 
 REMAINING_2 = ("bomb_remaining", 2)
 
 
-def setup(alpha: int, bravo: int, charlie: int):
-    """A messaging env with every bomb and agent placed by hand."""
-    env = MessageChannel(mase.make("mase/SearchRescue-v0", obs_mode="vector"))
+def setup(alpha: int, bravo: int, charlie: int, witness: bool = False):
+    """A messaging env with every bomb and agent placed by hand (the paper's rule by default)."""
+    env = MessageChannel(mase.make("mase/SearchRescue-v0", obs_mode="vector", witness=witness))
     env.reset(seed=0)
     return place(env, alpha, bravo, charlie)
 
@@ -26,11 +24,11 @@ def setup(alpha: int, bravo: int, charlie: int):
 def know(env):
     """The tracker after everything so far, and the true facts now."""
     base = env.unwrapped
-    return KnowledgeTracker.from_events(base.event_log, words.parse_facts), base.true_facts()
+    return base.knowledge(), base.true_facts()
 
 
-def test_inspection_seen_by_a_teammate_in_the_room():
-    env = setup(alpha=3, bravo=3, charlie=0)
+def test_inspection_seen_by_a_teammate_in_the_room_under_witness():
+    env = setup(alpha=3, bravo=3, charlie=0, witness=True)
     play(env, INSPECT)
     k, truth = know(env)
     assert truth[REMAINING_2] == ("red", "green")
@@ -43,6 +41,20 @@ def test_inspection_seen_by_a_teammate_in_the_room():
     assert k.second_order("alpha", "bravo", REMAINING_2, truth)
     assert not k.second_order("charlie", "alpha", REMAINING_2, truth)
     assert not k.second_order("alpha", "charlie", REMAINING_2, truth)
+
+
+def test_inspection_beside_a_teammate_is_the_inspectors_alone_under_the_paper_rule():
+    env = setup(alpha=3, bravo=3, charlie=0)
+    play(env, INSPECT, INSPECT)  # both inspect: each learns it, neither sees the other learn it
+    k, truth = know(env)
+    assert k.introspection("alpha", REMAINING_2, truth)
+    assert k.introspection("bravo", REMAINING_2, truth)
+    assert not k.second_order("bravo", "alpha", REMAINING_2, truth)
+    assert not k.second_order("alpha", "bravo", REMAINING_2, truth)
+    # what the room shows is common ground among those present
+    assert k.second_order("bravo", "alpha", ("room_bomb", 3), truth)
+    assert k.second_order("alpha", "bravo", ("bomb_status", 2), truth)
+    assert not k.second_order("charlie", "alpha", ("room_bomb", 3), truth)
 
 
 def test_inspection_alone_is_known_only_to_the_inspector():
@@ -112,7 +124,7 @@ def test_wrong_sequence_told_is_a_false_belief():
 
 
 def test_bomb_changed_after_a_witness_left_is_a_false_belief():
-    env = setup(alpha=3, bravo=3, charlie=0)
+    env = setup(alpha=3, bravo=3, charlie=0, witness=True)
     play(env, INSPECT, ("go", 0), INSPECT)  # round 1: both see the sequence; bravo leaves
     play(env, ("cut", "red"))  # round 2: alpha cuts with bravo gone
     k, truth = know(env)
@@ -128,7 +140,7 @@ def test_bomb_changed_after_a_witness_left_is_a_false_belief():
 
 
 def test_returning_shows_the_status_but_not_the_new_sequence():
-    env = setup(alpha=3, bravo=3, charlie=0)
+    env = setup(alpha=3, bravo=3, charlie=0, witness=True)
     play(env, INSPECT, ("go", 0), INSPECT, ("cut", "red"), ("go", 3), INSPECT)
     play(env, ("go", 0), ("go", 0))  # round 3: bravo observes room 3 at its turn, then leaves
     k, truth = know(env)
@@ -137,8 +149,8 @@ def test_returning_shows_the_status_but_not_the_new_sequence():
     assert k.false_belief("bravo", REMAINING_2, truth)  # only inspecting shows the sequence
 
 
-def test_cut_seen_by_a_teammate_updates_both_and_their_second_order():
-    env = setup(alpha=3, bravo=3, charlie=3)
+def test_cut_seen_by_a_teammate_updates_both_and_their_second_order_under_witness():
+    env = setup(alpha=3, bravo=3, charlie=3, witness=True)
     play(env, ("cut", "red"))
     k, truth = know(env)
     for agent in ("alpha", "bravo", "charlie"):
@@ -154,7 +166,7 @@ def test_observe_events_are_logged_but_not_delivered():
     before = env.observe("alpha")["observation"].copy()
     play(env, INSPECT)
     observed = [e for e in base.event_log if e.kind == "observe"]
-    assert len(observed) == 1
+    assert len(observed) == 1  # alpha's view, logged when it acted
     event = observed[0]
     assert event.actor == "alpha" and event.audience == frozenset({"alpha"})
     assert event.facts[("room_bomb", 3)] == 2

@@ -351,7 +351,8 @@ def test_wrong_cutter_explode(shaping):
     assert base.rewards == {a: (-1.0 if shaping else 0.0) for a in AGENTS}
     assert "exploded" in text_of(env, "bravo")
     assert decoded(env, "bravo")[1] == "exploded"
-    assert "You saw bomb 5 explode" in text_of(env, "charlie")
+    assert "Bomb 5 is exploded." in text_of(env, "charlie")  # the room's state: seen
+    assert "You saw" not in text_of(env, "charlie")  # the paper's rule: not who did it
 
     # its remaining phases can no longer be scored
     env.step(cut(env, "blue"))  # charlie
@@ -695,8 +696,8 @@ def test_dead_agents_step_none_after_the_end():
 # -- 8. witnesses and what teammates see --------------------------------------------------------
 
 
-def test_inspection_seen_by_teammate_in_the_room_only():
-    env = make_env()
+def test_witness_inspection_seen_by_teammate_in_the_room_only():
+    env = make_env(witness=True)
     place(env, {"alpha": 8, "bravo": 8, "charlie": 0})
     env.step(INSPECT)
     bravo, charlie = text_of(env, "bravo"), text_of(env, "charlie")
@@ -709,24 +710,27 @@ def test_inspection_seen_by_teammate_in_the_room_only():
     assert "you inspected bomb 5" in text_of(env, "alpha")
 
 
-def test_cut_seen_by_teammate_in_the_room():
-    env = make_env()
+def test_witness_cut_seen_by_teammate_in_the_room():
+    env = make_env(witness=True)
     place(env, {"alpha": 8, "bravo": 8, "charlie": 0})
     env.step(cut(env, "red"))
     assert "You saw Alpha apply the red cutter to bomb 5." in text_of(env, "bravo")
     assert "You saw" not in text_of(env, "charlie")
 
 
-def test_arrival_is_seen_by_those_in_the_new_room():
-    env = make_env()
+def test_witness_arrival_is_seen_by_those_in_the_new_room():
+    env = make_env(witness=True)
     place(env, {"alpha": 0, "bravo": 3, "charlie": 6}, None)
     env.step(go(env, 3))
     assert "You saw Alpha move." in text_of(env, "bravo")
     assert "You saw" not in text_of(env, "charlie")
 
 
-def test_witness_off_only_the_actor_sees():
-    env = make_env(witness=False)
+def test_paper_rule_by_default_only_the_actor_sees_consequences():
+    """The paper: an agent cannot observe another's actions or their consequences unless told;
+    what stays visible is the room's state (a bomb there and its status)."""
+    assert make_env().unwrapped.rules.witness is False
+    env = make_env()
     place(env, {"alpha": 8, "bravo": 8, "charlie": 0})
     env.step(INSPECT)
     assert "You saw" not in text_of(env, "bravo")
@@ -736,6 +740,19 @@ def test_witness_off_only_the_actor_sees():
     env.step(go(env, 8))  # charlie arrives
     env.step(cut(env, "red"))  # alpha cuts with both teammates present
     assert "You saw" not in text_of(env, "bravo") and "You saw" not in text_of(env, "charlie")
+    assert "remaining sequence" not in text_of(env, "bravo")
+    assert ("bomb_remaining", 5) not in decoded(env, "bravo")[0]
+
+
+def test_paper_rule_shows_a_status_change_to_those_present():
+    env = make_env()
+    base = place(env, {"alpha": 0, "bravo": 0, "charlie": 6})
+    env.step(cut(env, "red"))  # alpha defuses bomb 1 (one phase, red) with bravo present
+    assert base.world.bombs[0].defused
+    bravo = text_of(env, "bravo")
+    assert "Bomb 1 is defused." in bravo and "You saw" not in bravo
+    assert decoded(env, "bravo")[0][("bomb_status", 1)] == "defused"
+    assert "Bomb 1 is defused." not in text_of(env, "charlie")
 
 
 @pytest.mark.parametrize("see", [True, False])
