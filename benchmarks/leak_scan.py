@@ -33,6 +33,7 @@ class Whisperer(RandomPolicy):
     """Random legal moves; each turn a secret sent directly to one teammate."""
 
     def act(self, observation, info):
+        """A random legal move, and a secret for one teammate."""
         mates = [a for a in self.env.possible_agents if a != self.agent]
         turns = self.env.unwrapped.turns
         target = mates[turns % len(mates)]
@@ -154,7 +155,7 @@ def main() -> None:
             f"({time.perf_counter() - started:.0f} s)"
         )
         for case in result["first"]:
-            print("   leak: seed %s turn %s %s %s" % case)
+            print("   leak: seed {} turn {} {} {}".format(*case))
     print(f"{total} episodes in all")
 
 

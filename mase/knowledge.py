@@ -130,7 +130,7 @@ class KnowledgeTracker:
         self.implied = implied
         #: Messages whose claims could not be read, in order.
         self.unread: list[Unread] = []
-        #: What each message was read to state: event index -> Claims.
+        #: What each message was read to claim: event index -> Claims.
         self.claims: dict[int, Claims] = {}
         self._count = 0  # events consumed: the index of the next one
         # beliefs[agent][key]: what the agent holds
@@ -193,9 +193,10 @@ class KnowledgeTracker:
             self.unread.append(
                 Unread(index, sender, event.audience, rnd, event.note, tuple(claims.unread))
             )
+        if sender is not None:
+            self.claims[index] = claims
         if not claims.facts or sender is None:
             return
-        self.claims[index] = claims
         facts = self._close(claims.facts)
         audience = tuple(event.audience)
         for agent in audience:

@@ -56,8 +56,11 @@ class TaskLanguage:
         return self.parse_facts(text)
 
     def claim_forms(self) -> list[str]:
-        """The task's fact sentence forms, shown to a model asked to restate a message's claims
-        (:class:`mase.llm.claims.ModelClaimReader`); ``parse_facts`` reads them back."""
+        """The task's fact sentence forms, one example each (``parse_facts`` reads them back).
+
+        Shown to a model asked to restate a message's claims
+        (:class:`mase.llm.claims.ModelClaimReader`).
+        """
         raise NotImplementedError
 
     def facts_text(self, facts: dict[FactKey, Any]) -> str:

@@ -86,7 +86,8 @@ def parse_row_models(text: str, preset: Preset) -> dict[str, str]:
     Raises:
         ValueError: a malformed pair, or a key that names no row of the preset.
     """
-    rows = {t.paper_row: t for t in preset.teams if t.paper_row} | {t.label: t for t in preset.teams}
+    rows = {t.paper_row: t for t in preset.teams if t.paper_row}
+    rows |= {t.label: t for t in preset.teams}
     out: dict[str, str] = {}
     for pair in filter(None, (p.strip() for p in text.split(","))):
         key, sep, model = (part.strip() for part in pair.partition("="))

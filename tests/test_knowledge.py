@@ -7,8 +7,8 @@ Search and rescue's scenarios from the paper's annotation criteria are in
 import doctest
 
 import mase.knowledge
-from mase.events import Event
 from mase.claims import from_parser
+from mase.events import Event
 from mase.knowledge import KnowledgeTracker
 
 

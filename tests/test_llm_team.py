@@ -14,9 +14,9 @@ from golden.golden import unspent
 
 import mase
 from mase.agents import LLMAgent, RandomPolicy, make_policy
+from mase.claims import from_parser
 from mase.envs.search_rescue import language_model
 from mase.envs.search_rescue import text as words
-from mase.claims import from_parser
 from mase.knowledge import KnowledgeTracker
 from mase.llm import Faults, LLMConfig, OfflineServer
 from mase.report import usage_line

@@ -10,13 +10,22 @@ pattern is linear in what it reads (possessive quantifiers, bounded gaps).
 Before reading, the message is normalised (:func:`mase.claims.normalise`) and put in a
 canonical form: a typo one edit away from the game's words (same first letter, not itself a
 word) is fixed ("bomd", "romo", "gren", "defsued", "emtpy", "neds"); abbreviations are spelt
-out ("b3", "bomb4", "rm 3", "r8", "@", ">", '"bomb": 3'); "here", "in here", "my room", "this
-room", "the room I'm in", "where I am" become the sender's room, "there" the last room named,
-"it"/"its"/"with it" the last bomb named, "she's"/"he's" the last teammate named, "you" the
-teammate the message opens by naming; the sender's sign-on ("Alpha here", "Bravo reporting")
-is dropped; an alternative struck out ("30 not 40", "defused, not exploded", "blue then red,
-not red then blue") is removed; the bare numbers of a list headed "rooms ...:", "bombs ...:"
-or "positions:" are read as rooms, bombs or places. Then:
+out ("b3", "bomb4", "rm 3", "r8", "@", ">", '"bomb": 3', "grn", "blu", "omw", "w/"), and so are
+colour initials in a list after a bomb or a sequence word ("seq is R then B", "b1: r,g,b",
+"G-R", "b2: g"); "here", "in here", "my room", "this room", "the room I'm in", "where I am"
+become the sender's room, "there" the last room named, "it"/"its"/"with it" the last bomb
+named, "she's"/"he's" the last teammate named, "you"/"ur" the teammate the message opens by
+naming ("Charlie, you're in 5", "Charlie you are in 6", "Bravo - ur in 0"), and "with you" that
+teammate's room once said, and "you" in "Bravo, I see you"; the sender's sign-on ("Alpha here",
+"Hi team, Alpha here", "I am Alpha") is dropped; a clause opening "am in 6" is the sender's;
+the marks of an enumerated list ("(1) red, (2) blue") and a score's breakdown in brackets
+("score is 40 (30 from bomb 1 ...)") are dropped; an alternative struck out ("30 not 40",
+"defused, not exploded", "blue then red, not red then blue") is removed; where a claim came
+from, said in passing ("per my inspection"), is dropped; "?" as a value ("room 5: ?") is an
+unknown, not a question; a request after a statement ("..., could you check?") is a sentence of
+its own; the bare numbers of a list headed "rooms ...:", "bombs ...:" or "positions:" are read
+as rooms, bombs or places. A question the message answers at once reads as its answer ("Where's
+bomb 1? Room 0", "What's in room 5? Bomb 2", "What's bomb 3's sequence? Red, blue"). Then:
 
 ==============================================  ==============================================
 what a clause says                              facts
@@ -29,16 +38,31 @@ green; cut red first, then green on bomb 2;
 for bomb 2 we need to cut red, then green;
 first red, then green for bomb 2; bomb 2 will
 take two more cuts: red, green; bomb 2 wants
-red-green
+red-green; bomb 2 seq is R then G; the wires
+on bomb 2 have to be cut in this order: red,
+green; red, then green: that's bomb 2's order;
+(after naming bomb 2) phase sequence: red,
+green; two phases, red and green; (after
+naming it) inspection reveals: red, green;
+bomb 2: (1) red, (2) green; bomb 2: first red,
+second green; rm3: bomb 2. red/green (a clause
+that is only colours, after one that named
+only bomb 2, not as done)
 ... cut red on bomb 2, green left; remaining:   ``bomb_remaining 2 = (green,)`` (what is left,
 green; green and blue remain; red is the only   of the last bomb named)
-one left
+one left; now only green remains; one phase
+remains: green; ..., one more (green); cut red
+on bomb 2. green last / green then blue still
 remaining sequence: none; nothing left; no      ``bomb_remaining = ()``
-phases left
+phases left; (after naming it) nothing remains
 next cut on bomb 3 is green; blue is next;      ``bomb_status = active`` only (just the next
 bomb 5 needs someone with blue / needs your     cut, or only that cuts are pending, is known)
 blue / needs one more cut; two phases left on
-bomb 4; a blue cut from someone
+bomb 4; bomb 4 has 2 phases left; a blue cut
+from someone; (after naming it) status: active;
+bomb 5 needs blue first; need a blue cutter
+for bomb 5; (after naming it) next is blue,
+alpha or charlie; someone needs to bring blue
 I defused bomb 4; bomb 4 is done/cleared/safe;  ``bomb_status 4 = defused``, nothing remaining
 we defused bombs 2 and 5; bombs 1 and 4 are
 defused; all 5 bombs / every bomb is defused;
@@ -50,6 +74,10 @@ live; two bombs remain active: 3 and 5; bomb
 3 is defused, bomb 1 is not
 bomb 2 is in room 3; room 3 has bomb 2; bomb    ``bomb_room 2 = 3`` and ``room_bomb 3 = 2``
 2 @ room 3; room 3: bomb 2; found bomb 2 here;
+room 3 status: bomb 2; room 3 - just bomb 2;
+I moved to room 3 and found bomb 2; moved to
+room 3. bomb 2, sequence red (a bomb heading
+right after the sender's move);
 the bomb in room 3 is bomb 2; room 3's bomb is
 bomb 2; I'm in room 3 with bomb 2; there's a
 bomb in room 3, it's bomb 2; bombs 1 and 2 in
@@ -58,32 +86,53 @@ room 5 is empty / has no bomb / bomb-free /     ``room_bomb 5 = 0``
 turned out to be empty / does not contain any
 bomb; nothing in 5; there isn't a bomb in room
 5; no bombs in rooms 0 or 5; rooms 0 and 5
-are empty
+are empty; nothing in room 8 or room 5; no
+bomb is present in room 5; room 5: none; room
+5 status: no bomb; (after naming room 5) Bravo
+reported it empty
 I'm in room 6; Bravo's in 8; I moved to room    ``agent_room`` of the sender or the named
 6; Bravo just walked into 8; arrived at room    agents (``we all``, ``everyone``: the paper's
 6; Alpha and I are both in 0; Charlie is with   team; ``in room 6 with me`` adds the sender,
 me; Alpha is with Charlie in room 8; location:  ``with Bravo`` adds Bravo)
 room 3; Bravo: room 6; Charlie, you're in 8;
-I'll stay in room 3; I was in 3, now in 8
+I'll stay in room 3; I was in 3, now in 8;
+Charlie's room is 6; I'm in 6 with Charlie;
+I'm alone in 6; Charlie remains in 6; just
+left 5, now in 6; am in 6; starting in room 6;
+room 6: Bravo; Bravo, I see you here; (after
+naming room 6) Charlie, you are already there
 bomb 5 has three phases; a 3-phase bomb;        ``bomb_phases 5 = 3`` ("N phases left" is no
 phases: 3; a 3-step sequence; all three         total)
-phases cut
+phases cut; three phases total on bomb 5;
+phases for bomb 5: 3; (after naming it) just
+three phases; 3 phases on bomb 5
 score is 40; we're at 40 points; points: 40;    ``score = 40`` (not "+10", "10 more points"
-that's 40 pts total; that puts us at 40;        or "we earned 10 points")
-we've scored 40 so far
+that's 40 pts total; that puts us at 40;        or "we earned 10 points"; a bare "40 points"
+we've scored 40 so far; scoreboard says 40;     only in a clause that reports no cut or bomb)
+score update: 40 points; we did it, 40 points
 bomb 3 is in room 5, no wait, room 6; bomb 2    the corrected value replaces the one before
 is red, sorry, blue; EDIT: blue, red; has 2     it; "that was wrong", "scratch that" drop what
 phases... actually 3; that was wrong, ...       came before
 is bomb 1 in room 0? yes                        the question's answer: ``bomb_room 1 = 0``
+Alpha says bomb 3 goes green then blue; Bravo   the facts, and ``holders``: the named teammate
+told me ...; according to Charlie, ...; ...,    holds what follows (up to the clause's next
+Alpha says; I told Bravo ...                    subject), or all of the clause when named last
+Bravo just defused the bomb in room 6, bomb 4;  the facts, and ``holders``: the teammate holds
+Charlie found bomb 2 in room 3; Alpha cut red   what the clause says of the bomb it acted on
+on 5, green and blue remain; Charlie is in 5    (never the sender, who is credited anyway)
+and found bomb 4 there
 ==============================================  ==============================================
 
 Questions, requests, plans, conditions, guesses and third-person beliefs ("Alpha thinks ...")
-state nothing (:func:`mase.claims.hedge_spans`), nor do negations ("bomb 3 is not in room 5",
-"no sign of bomb 2"), past places of agents ("Charlie was in room 3"), action reports that do
-not say what is left ("I cut red on bomb 2"), score deltas, or talk about one's own cutters.
-A clause that names a bomb, a room, the score, a status or a bomb's colours outside all it
-read or understood to state nothing is returned in ``Claims.unread``: the tracker flags the
-message rather than treat it as saying nothing.
+state nothing (:func:`mase.claims.hedge_spans`; a question mark after a guess in a later part
+is the guess's: "I'm in 8, bomb 3 might be in room 0?" still says where the sender is), nor
+"nothing more to do here" said of a bomb heard of ("bomb 3 is defused, as Charlie said, nothing
+more to do here": no room), nor do negations ("bomb 3 is not in room 5", "no sign of bomb 2"),
+past places of agents ("Charlie was in room 3"), action reports that do not say what is left
+("I cut red on bomb 2"), score deltas, or talk about one's own cutters. A clause that names a
+bomb, a room, the score, a status or a bomb's colours outside all it read or understood to
+state nothing is returned in ``Claims.unread``: the tracker flags the message rather than treat
+it as saying nothing.
 """
 
 from __future__ import annotations
@@ -120,7 +169,7 @@ _NAME = "(?:" + "|".join(AGENTS) + r")\b"
 _ORD = r"(?:\s++(?:first|second|third|last|next|lastly|finally)\b)?+"
 _SEP = (
     r"(?:\s*+[,;/>]\s*+|\s++|-)"
-    r"(?:(?:and|then|followed by|after that|finally|lastly|next)\s++){0,3}+"
+    r"(?:(?:and|then|followed by|after that|finally|lastly|next|second|third|last)\s++){0,3}+"
 )
 #: A list of colours: "red, green", "red then green", "red and then green", "red green"
 #: (bounded: a bomb has a few phases, and a bound keeps every search linear).
@@ -219,10 +268,71 @@ _CANONICAL = tuple(
         (r"\b(\d)\s++phase\s++bomb\b", r"\1-phase bomb"),
         # what a bomb will take is what it needs now ("will take two more cuts: red, green")
         (r"\b(bomb \d) will (?:still |only |now )?(?:take|need|require)s?\b", r"\1 needs"),
+        # where the speaker got it, said in passing ("bomb 5's sequence, per my inspection: ...")
+        (
+            r",?\s*+\b(?:per|from|according to|based on|as per)\s++(?:my|our|the)\s++"
+            r"(?:own\s++)?(?:inspection|check|reading|scan|look|readout|notes)\b\s*+(?=[,:])",
+            "",
+        ),
+        # "?" as a value is an unknown, not a question ("room 5: ?")
+        (r"(?<=[:=])\s*+\?++", " unknown"),
+        # the order a bomb's wires are cut in is its sequence
+        (
+            r"\b(?:ha(?:s|ve)\s++to|needs?\s++to|are\s++to|must|should)\s++be\s++cut\s++"
+            r"(?:in\s++(?:this|that|the\s++following)\s++order|as\s++follows)\b",
+            "go",
+        ),
+        (r"\bin\s++(?:this|the\s++following)\s++order\s*+:", ":"),
+        # a request after a statement is a sentence of its own ("..., could you check it?")
+        (
+            "".join(rf"(?<!^{name})" for name in AGENTS)  # not after a name it opens with
+            + r"\s*+,\s*+(?=(?:could|can|would|will) (?:you|someone|somebody|anyone|one of you)\b"
+            r"|please\b)",
+            ". ",
+        ),
+        # a clause opening "am in 6" is the sender's; "omw" is a plan; "w/" is "with"
+        (
+            r"(^|[.!?;,]\s*+)am\s++(?=(?:now\s++|currently\s++|still\s++|back\s++)?(?:in|at)\s)",
+            r"\1i'm ",
+        ),
+        (r"\bomw\b", "on my way"),
+        (r"\bw\s*+[/,]\s*+(?=[a-z])", "with "),
         # "I'll stay in room 3" says where the sender is now
         (r"\bi(?:'ll| will|'m going to| am going to|'m| am)? stay(?:ing)? (?=(?:in|at) )", "i'm "),
     )
 )
+#: Words written short that no typo rule reaches.
+_ABBREVIATIONS = {"grn": "green", "gre": "green", "blu": "blue", "wil": "will"}
+_ABBREVIATION = re.compile(r"\b(?:" + "|".join(_ABBREVIATIONS) + r")\b(?!')")
+_INITIAL_COLOURS = {"r": "red", "g": "green", "b": "blue"}
+#: Two or three colour initials in a list ("g-r", "r then b", "r,g,b"), each letter once.
+_INITIALS = re.compile(
+    r"((?:[:=]|\b(?:sequence|seq|order|remaining|needs?|is|are|goes|go|wires?|colou?rs|cuts?|"
+    r"phases|steps|"
+    r"bomb \d))\s*+,?\s*+)"
+    r"([rgb](?:(?:\s*+[-,]\s*+(?:then\s++)?|\s++(?:and\s++)?then\s++|\s++and\s++)"
+    r"[rgb]\b(?!')){1,2}+)(?![\w'-]|\s*+[-,]\s*+[rgb]\b)"
+)
+_INITIAL = re.compile(r"\b[rgb]\b")
+#: Colour initials run together after a bomb or a sequence word ("bomb 3 rgb", "seq: gb").
+_INITIALS_WORD = re.compile(
+    r"((?:[:=]|\b(?:sequence|seq|order|remaining|bomb \d))\s*+)"
+    r"(rgb|rbg|grb|gbr|brg|bgr|rg|rb|gr|gb|br|bg)\b(?!')(?=\s*+(?:[,;.!]|$))"
+)
+#: One colour initial as the value of a bomb or a sequence ("b2: g", "sequence: r").
+_INITIAL_ALONE = re.compile(
+    r"(\b(?:bomb \d|sequence|seq|remaining|order)\s*+[:=]\s*+)([rgb])(?![\w'-])(?=\s*+(?:[,;.!]|$))"
+    r"(?!\s*+[-,]\s*+[rgb](?![\w'-]))"
+)
+
+
+def _spell_initials(m: re.Match[str]) -> str:
+    letters = _INITIAL.findall(m[2])
+    if len(set(letters)) != len(letters):
+        return m[0]
+    return m[1] + _INITIAL.sub(lambda i: _INITIAL_COLOURS[i[0]], m[2])
+
+
 #: A header that says what the bare numbers after it are ("rooms checked: 3 ..., 5 ...").
 _HEADER = re.compile(r"\b(bomb|room)s\b[^:.!?\n]{0,30}+:([^.!?\n]*+)")
 _AGENT_HEADER = re.compile(
@@ -244,16 +354,22 @@ _DIGIT = re.compile(r"(\d)")
 _BARE_ROOM = re.compile(r"(^|[,:;\n]\s*+)(\d)(?=\s++(?:is\s++|was\s++)?(?:completely\s++)?empty\b)")
 #: An alternative struck out after a value of its kind: "30 not 40", "defused, not exploded".
 _NOT_ALTERNATIVE = re.compile(
-    rf"\b({_C})\s*+,?\s++not\s++{_LIST}(?!\s*+(?:in|at|yet)\b)"
-    r"|(?<![\d.])(\d{1,3})\s*+,?\s++not\s++(?:room\s++)?\d{1,3}\b(?!\s*+(?:in|at|yet)\b)"
-    rf"|\b({_STATUS})\s*+,?\s++not\s++(?:{_STATUS})\b(?!\s*+(?:in|at|yet)\b)"
+    rf"\b({_C})(?:\s*+,)?\s++not\s++{_LIST}(?!\s*+(?:in|at|yet)\b)"
+    r"|(?<![\d.])(\d{1,3})(?:\s*+,)?\s++not\s++(?:room\s++)?\d{1,3}\b(?!\s*+(?:in|at|yet)\b)"
+    rf"|\b({_STATUS})(?:\s*+,)?\s++not\s++(?:{_STATUS})\b(?!\s*+(?:in|at|yet)\b)"
 )
 
 
 def _canonical(text: str) -> str:
     text = _TYPO_CANDIDATE.sub(lambda m: _typo_of(m[0]), text)
+    text = _ABBREVIATION.sub(lambda m: _ABBREVIATIONS[m[0]], text)
     for pattern, replacement in _CANONICAL:
         text = pattern.sub(replacement, text)
+    text = _INITIALS.sub(_spell_initials, text)
+    text = _INITIAL_ALONE.sub(lambda m: m[1] + _INITIAL_COLOURS[m[2]], text)
+    text = _INITIALS_WORD.sub(
+        lambda m: m[1] + ", ".join(_INITIAL_COLOURS[letter] for letter in m[2]), text
+    )
 
     def items(m: re.Match[str]) -> str:
         noun = m[1]
@@ -268,23 +384,45 @@ def _canonical(text: str) -> str:
 
 
 _SIGN_ON = (
-    r"(?:^|(?<=[.!?:\n]))\s*+{name}\s++(?:here|reporting|update|checking in)\b\s*+[!.:,]*+\s*+"
-    r"(?P<place>(?=(?:in|at)\b))?"
+    r"(?:^|(?<=[.!?:,\n]))\s*+(?:{name}\s++(?:here|reporting|update|checking in)|"
+    r"(?:i'm|i am|this is)\s++{name})\b\s*+[!.:,]*+\s*+"
+    r"(?P<place>from\s++(?=room \d)|(?=(?:in|at)\b))?"
 )
-_VOCATIVE = re.compile(rf"^\s*+({_NAME})\s*+[,:!]\s*+(?!(?:room\s++)?\d)")
-_YOU_ARE = re.compile(r"\byou(?:'re| are)\b")
+_VOCATIVE = re.compile(
+    rf"^\s*+(?:(?:hey|hi|ok|okay|so|and|oh)(?:\s*+,)?\s++)?({_NAME})"
+    r"(?:\s*+[,:!]\s*+(?!(?:room\s++)?\d)|\s++(?=(?:you|ur|u)\b))"
+)
+#: "you are" and its chat spellings ("ur", "u r"; "ur" only where it cannot be "your").
+_YOU_ARE = re.compile(
+    r"\b(?:you(?:'re|\s++are|\s++r)|u(?:'re|\s++are|\s++r)|"
+    r"ur(?=\s++(?:in|at|now|still|currently|already|both|also|right|with)\b))\b"
+)
+#: The addressee's room, once said ("Bravo is in room 8"), is where "with you" is.
+_ADDRESSEE_ROOM = "{name} is (?:now\\s++|currently\\s++|still\\s++)?(?:in|at) (?:room )?(\\d)\\b"
+_WITH_YOU = re.compile(r"(?:\s++is|'s)?\s++(?:here\s++|right\s++|also\s++)?with you\b")
 _YOU_AND_I = re.compile(rf"\byou and ((?:i|me)\b|{_NAME})")
+#: "Bravo, I see you here": whoever the sentence opens by naming is who "you" is.
+_SEE_ADDRESSEE = re.compile(
+    rf"(?:^|(?<=[.!?;\n]))(\s*+({_NAME})\s*+,\s*+i\s++(?:can\s++)?(?:see|spot)\s++)you\b(?!')"
+)
 
 
 def _people(text: str, sender: str) -> str:
     """Drop the sender's sign-on ("Alpha here") and read "you" as the teammate addressed."""
     sign_on = re.compile(_SIGN_ON.format(name=re.escape(sender)))
-    text = sign_on.sub(lambda m: " i'm " if m["place"] is not None else " ", text)
-    text = text.strip()
+    text = sign_on.sub(
+        lambda m: " " if m["place"] is None else " i'm in " if m["place"] else " i'm ", text
+    )
+    text = _SEE_ADDRESSEE.sub(lambda m: m[1] + m[2], text.strip())
     m = _VOCATIVE.match(text)
     if m and m[1] != sender:
+        if _YOU_ARE.match(text, m.end()):  # "Charlie, you're in 5": the name is the subject
+            text = text[m.end() :]
         text = _YOU_ARE.sub(f"{m[1]} is", text)
         text = _YOU_AND_I.sub(lambda y: f"{m[1]} and {'i' if y[1] == 'me' else y[1]}", text)
+        room = re.search(_ADDRESSEE_ROOM.format(name=m[1]), text)
+        if room:  # "... bomb 2 is with you": in the addressee's room
+            text = text[: room.end()] + _WITH_YOU.sub(f" is in room {room[1]}", text[room.end() :])
     return text
 
 
@@ -293,8 +431,9 @@ _SAME_ROOM_AS = re.compile(
     rf"\b(i'm|i am) in the same room as ({_NAME})(?:\s*+,?\s*+(?:in\s++)?room (\d))?"
 )
 _MY_ROOM = re.compile(
-    r"\b((?:in|at)\s++)?(?:the\s++)?(?:same room as me|my (?:current\s++)?room|current room|"
-    r"the room i'm in|the room i am in|this room|the room with me|where i am|where i'm)\b"
+    r"\b((?:in|at)\s++)?(?:the\s++)?(?:same room as me|my (?:current\s++)?room|"
+    r"(?<!'s )current room|the room i'm in|the room i am in|this room|the room with me|where i am|"
+    r"where i'm)\b"
 )
 _HERE = re.compile(r"\b(?:in\s++|right\s++)?here\b(?! with me)")
 _PRESENTING = re.compile(r"(?<!\s)(?:'s|\s++is|\s++are)\b")
@@ -304,9 +443,11 @@ _BOMB_WITH_ME = re.compile(
 #: After these, "here" is where someone should come, not where something is.
 _MOTION_BEFORE = re.compile(r"\b(?:come|get|over|back|wait|waiting|stay|bring|meet|to|from)\s*+$")
 _THERE = re.compile(
-    r"\broom (\d)\b|\b(?:is|are|'s|'m|am) there\b(?=\s*+(?:now\b|[.,!;]|$))"
+    r"\broom (\d)\b|\b(?:is|are|'s|'m|am)(?:\s++(?:already|also|still|now|right))?+ there\b"
+    r"(?=\s*+(?:now\b|too\b|also\b|as well\b|[.,!;]|$))"
     r"|\b(?P<bomb>bomb \d) there\b"
-    r"|\b(?P<it>it(?:'s| is| was) (?:empty|vacant)|it (?:has|had) (?:no bombs?|nothing))\b"
+    r"|\b(?P<it>it(?:'s| is| was) (?:empty|vacant)|it (?:has|had) (?:no bombs?|nothing)|"
+    r"(?:(?<=reported )|(?<=declared )|(?<=confirmed ))it (?:as )?(?:empty|vacant))\b"
 )
 
 
@@ -335,11 +476,13 @@ def _deixis(text: str, here: int | None) -> str:
         elif last_room is not None:
             out.append(text[pos : m.start()])
             if m["it"]:
-                out.append(f"room {last_room}" + m["it"][2:].replace("'s", " is", 1))
+                out.append(
+                    f"room {last_room}" + m["it"][2:].replace("'s", " is", 1).replace(" as ", " ")
+                )
             elif m["bomb"]:
                 out.append(f"{m['bomb']} in room {last_room}")
             else:
-                verb = m[0].split()[0].replace("'s", " is").replace("'m", " am")
+                verb = m[0].rsplit(" ", 1)[0].replace("'s", " is").replace("'m", " am")
                 out.append(f"{verb} in room {last_room}")
             pos = m.end()
     out.append(text[pos:])
@@ -347,8 +490,9 @@ def _deixis(text: str, here: int | None) -> str:
 
 
 _PRONOUN = re.compile(
-    r"\bbomb (\d)\b|\b(?P<subject>it(?:'s| is| was| has| had| needs| still| exploded| blew| went"
-    r"| just| only| reads| got| now))\b|\b(?P<its>its)\b|\b(?P<verb>defused|disarmed|finished|"
+    r"\bbomb (\d)\b|\b(?P<subject>it(?:'s got| has got|'s| is| was| has| had| needs| still"
+    r"| exploded| blew| went| just| only| reads| got| now))\b|\b(?P<its>its)\b"
+    r"|\b(?P<verb>defused|disarmed|finished|"
     r"cleared|found|inspected|spotted|located|with) it\b"
     r"|\b(?P<that>that's|that is|this is)(?= a \d)"
     rf"|\b(?P<name>{_NAME})|\b(?P<person>she's|she is|he's|he is)\b"
@@ -374,6 +518,8 @@ def _pronouns(text: str) -> str:
         bomb = f"bomb {last[0]}"
         if m["subject"]:
             rest = m["subject"][2:]
+            if rest.endswith(" got"):  # "it's got 3 phases"
+                return bomb + " has"
             return bomb + (" is" if rest == "'s" else rest)
         if m["its"]:
             return bomb + "'s"
@@ -384,8 +530,18 @@ def _pronouns(text: str) -> str:
     return _PRONOUN.sub(sub, text)
 
 
+#: What the normalising drops, and so is read first: the marks of an enumerated list ("(1) red,
+#: (2) blue"), and the breakdown of a score in brackets ("score is 40 (30 from bomb 1 ...)").
+_RAW = (
+    (re.compile(r"(?:\(\s*+[1-3]\s*+\)|\b[1-3]\))\s*+(?=(?:red|green|blue)\b)", re.I), ""),
+    (re.compile(r"(\bscore\b[^()\n]{0,30}?\d{1,3}\b)\s*+\([^()\n]{0,120}+\)", re.I), r"\1"),
+)
+
+
 def _prepare(text: str, sender: str, here: int | None) -> str:
     """The canonical form of a message (see the module docstring)."""
+    for pattern, replacement in _RAW:
+        text = pattern.sub(replacement, text)
     text = _canonical(normalise(text))
     text = _people(text, sender)
     text = _deixis(text, here)
@@ -453,7 +609,8 @@ _ROOM_HEAD = re.compile(
 #: A room with a predicate of its own is not the room of a bomb named before it.
 _OWN_PREDICATE = re.compile(
     r"(?<!\s)\s*+(?:[,:=]\s*+)?(?:(?:is|was)\s++(?:(?:now|still|also|completely|totally)\s++)?"
-    r"(?:empty|vacant|clear|bomb-free)|has|had|contains|holds|empty|no|nothing|bomb)\b"
+    r"(?:empty|vacant|clear|bomb-free)|has|had|contains|holds|empty|no|nothing|bomb|none|unknown|"
+    r"unchecked|unexplored)\b"
 )
 #: A bomb named as not found or not there: nothing said of it is asserted.
 _NOT_FOUND_BEFORE = re.compile(
@@ -478,13 +635,15 @@ _PHASES_HEAD = re.compile(
 )
 #: A cut the bomb still needs but whose colours are not given: it is active.
 _PENDING = re.compile(
-    r"(?<!\s)\s*+(?:still\s++)?needs?\s++(?:someone|somebody|a teammate|an agent|help|"
+    r"(?<!\s)\s*+(?:still\s++)?(?:needs?\s++(?:someone|somebody|a teammate|an agent|help|"
     rf"one of you|an? {_C} cutter|the {_C} cutter|a cutter|(?:your|my|his|her|their) {_C}|"
     r"(?:\d|one|a few|some|another)\s++(?:more\s++)?(?:cuts?|phases?|steps?))"
+    r"|(?:has|have|with)\s++(?:[1-9]|a few|some)\s++(?:more\s++)?"
+    r"(?:cuts?|phases?|steps?)\s++(?:left|remaining|to go)\b(?!\s*+:))"
     rf"(?:\s++(?:with|who has|holding)\s++(?:a\s++|the\s++)?{_LIST}(?:\s++cutters?)?)?+"
 )
 #: A list that is not a bomb's colours: cutters someone holds, a choice, an object.
-_NOT_SEQUENCE_AFTER = re.compile(r"(?<!\s)\s*+(?:cutters?|or\b|nor\b|one\b|wire\b|\?)")
+_NOT_SEQUENCE_AFTER = re.compile(r"(?<!\s)\s*+(?:cutters?|or\b|nor\b|one\b|wire\b|phase\b|\?)")
 _FROM_SOMEONE = re.compile(
     r"(?<!\s)\s*+(?:cut\s++)?(?:from|by)\s++(?:someone|somebody|one of you|anyone|you|a teammate)"
 )
@@ -492,6 +651,7 @@ _FROM_SOMEONE = re.compile(
 _NEXT_BEFORE = re.compile(r"\bnext\s++(?:cut|colou?r|phase|wire|one|step)?\s*+(?:on|for|of)?\s*+$")
 _NEXT_AFTER = re.compile(r"(?<!\s)\s*+next\b")
 _NEXT = re.compile(r"\bnext\b")
+_FIRST = re.compile(r"\bfirst\b")
 #: What opens a part with a subject of its own (where a plan's hedge ends).
 _SUBJECT = re.compile(rf"(?:and\s++)?(?:bombs? \d|room \d|{_NAME}|i'm|i am|we're|score)")
 _I_OR_NAME = re.compile(rf"\b(?:i'm|i)\b|\b{_NAME}")
@@ -499,6 +659,29 @@ _WHO = re.compile(rf"{_NAME}|\b(?:i|i'm|me|my)\b")
 _BOMB_ID = re.compile(r"\bbomb (\d)\b")
 #: Where a no-fact part (a negation, an action report) ends: its comma or joining word.
 _PART_END = re.compile(r"[,;:]|\s(?:and|so|then)\s")
+
+
+#: A guess in a part of its own, and a question's opening words.
+_GUESS = re.compile(r"\b(?:might|may|maybe|probably|perhaps|possibly|could)\b")
+_ASKING = re.compile(
+    r"(?:\w++\s*+,\s*+)?(?:can|could|would|will|shall|should|do|does|did|is|are|am|which|what|"
+    r"what's|where|where's|who|who's|whose|how|when|why)\b"
+)
+
+
+def _hedges(text: str) -> list[tuple[int, int]]:
+    """What of a clause states nothing (:func:`mase.claims.hedge_spans`).
+
+    A question mark after a guess in a later part is the guess's ("I'm in 8, bomb 3 might be
+    in room 0?"): it does not make what came before the guess a question.
+    """
+    spans = hedge_spans(text, _SUBJECT)
+    size = len(text)
+    if (0, size) in spans and text.endswith("?") and not _ASKING.match(text):
+        guesses = [(a, b) for a, b in spans if 0 < a and b == size and _GUESS.search(text, a, b)]
+        if guesses:
+            spans = [span for span in spans if span != (0, size)]
+    return spans
 
 
 def _merged(spans: Iterable[tuple[int, int]]) -> tuple[list[int], list[int]]:
@@ -523,12 +706,21 @@ def _overlaps(merged: tuple[list[int], list[int]], start: int, end: int) -> bool
 class _Clause:
     """The facts read from one canonical clause, with where each was read."""
 
-    def __init__(self, text: str, sender: str, here: int | None, topic: int | None):
+    def __init__(
+        self,
+        text: str,
+        sender: str,
+        here: int | None,
+        topic: int | None,
+        before: tuple[int | None, int | None] = (None, None),
+    ):
         self.text = text
         self.sender = sender
         self.here = here
         self.topic = topic  # the last bomb named before this clause
-        self.hedges = _merged(hedge_spans(text, _SUBJECT))
+        # the one bomb the clause just before named, and the room the sender just moved to
+        self.named_before, self.moved_to = before
+        self.hedges = _merged(_hedges(text))
         self.facts: list[tuple[int, tuple, Any]] = []
         self.read_spans: list[tuple[int, int]] = []
         self.bombs: list[tuple[int, int, list[int]]] = []
@@ -725,6 +917,7 @@ class _Clause:
             or _NEXT_BEFORE.search(self.text, max(0, start - 30), start)
             or _NEXT_AFTER.match(frame, m.end())
             or _NEXT.search(m[0])
+            or _FIRST.search(m[0])
         ):
             self.add(span, ("bomb_status", bomb), "active")
         else:
@@ -754,6 +947,10 @@ class _Clause:
         m = _STATUS_ALONE.match(text)
         if m and self.topic is not None and not self.bombs:
             self.add((m.start(), m.end()), ("bomb_status", self.topic), _status_kind(m[1]))
+        for m in _STATUS_FIELD.finditer(text):  # '"bomb": 2, ..., "status": "active"'
+            bomb = self.topic_at(m.start())
+            if bomb is not None:
+                self.add((m.start(), m.end()), ("bomb_status", bomb), _status_kind(m[1]))
         for m in _ALL_PHASES.finditer(text):
             bomb = self.topic_at(m.start())
             if bomb is not None:
@@ -761,7 +958,10 @@ class _Clause:
         for m in _SUBJECTLESS_PHASES.finditer(text):
             bomb = self.topic_at(m.start())
             if bomb is not None:
-                self.add((m.start(), m.end()), ("bomb_phases", bomb), int(m[1]))
+                self.add((m.start(), m.end()), ("bomb_phases", bomb), int(m[1] or m[2]))
+        for m in _PHASES_FOR.finditer(text):
+            bomb = int(m["bomb"] or m["bomb2"])
+            self.add((m.start(), m.end()), ("bomb_phases", bomb), int(m["n"] or m["n2"]))
 
     def _lists_without_bomb(self) -> None:
         """Colour lists whose bomb is named after them or before them."""
@@ -783,22 +983,47 @@ class _Clause:
                 and not _TOOL_BEFORE.search(text, max(0, m.start() - 24), m.start())
             ):
                 self.add((m.start(), m.end()), ("bomb_remaining", int(m["bomb"])), colours)
+        for m in _NEED_CUTTER.finditer(text):  # "need a green cutter for bomb 1", "someone
+            # needs to bring green": a cut still to make
+            bomb = int(m["bomb"]) if m["bomb"] else self.topic_at(m.start())
+            if bomb is not None and not _NEGATION.search(text, max(0, m.start() - 14), m.start()):
+                self.add((m.start(), m.end()), ("bomb_status", bomb), "active")
         for m in _COUNT_LEFT.finditer(text):
             bomb = int(m["bomb"]) if m["bomb"] else self.topic_at(m.start())
             if bomb is not None and int(m[1]) > 0:
                 self.add((m.start(), m.end()), ("bomb_status", bomb), "active")
         for m in _NOTHING_LEFT_IN.finditer(text):
             bomb = self.topic_at(m.start())
-            if bomb is not None:
+            if bomb is not None and _SAYS.search(text, 0, m.start()):
+                # "bomb 3 is defused, as charlie said, nothing more to do here": heard of,
+                # not seen here
+                self.add((m.start(), m.end()), ("bomb_remaining", bomb), ())
+            elif bomb is not None:
                 self.add((m.start(), m.end()), ("bomb_room", bomb), int(m["room"]))
                 self.add((m.start(), m.end()), ("bomb_remaining", bomb), ())
+        m = _NOTHING_REMAINS.match(text)
+        if m and (bomb := self.topic_at(m.start())) is not None:
+            self.add((m.start(), m.end()), ("bomb_remaining", bomb), ())
         for m in _COLOUR_NEXT.finditer(text):
             bomb = self.topic_at(m.start())
             if bomb is not None:
                 self.add((m.start(), m.end()), ("bomb_status", bomb), "active")
-        for pattern in (_LIST_THEN_LEFT, _SUBJECTLESS_LIST):
+        for m in _MORE_LIST.finditer(text):  # "one more (blue)", "two more: red, green"
+            colours = _colours(m["list"])
+            bomb = self.topic_at(m.start())
+            count = 1 if m["n"] == "one" else int(m["n"])
+            if colours and bomb is not None and len(colours) == count:
+                self.add((m.start(), m.end()), ("bomb_remaining", bomb), colours)
+        m = _BARE_LIST.match(text)
+        if m and self.named_before is not None and not self.bombs:
+            colours = _colours(m["list"])  # "rm6: bomb 5. red/green": bomb 5's colours
+            if colours and len(colours) == 1 and _NEXT.search(m[0]):
+                self.add((m.start(), m.end()), ("bomb_status", self.named_before), "active")
+            elif colours:
+                self.add((m.start(), m.end()), ("bomb_remaining", self.named_before), colours)
+        for pattern in (_LIST_THEN_LEFT, _SUBJECTLESS_LIST, _LIST_IS_BOMBS):
             for m in pattern.finditer(text):
-                colours = _colours(m["list"])
+                colours = _colours(m["list"] or m.groupdict().get("list2") or "")
                 named = m.groupdict().get("bomb")
                 bomb = int(named) if named else self.topic_at(m.start())
                 if colours and bomb is not None and not _NOT_SEQUENCE_AFTER.match(text, m.end()):
@@ -808,6 +1033,12 @@ class _Clause:
 
     def _rooms(self) -> None:
         text = self.text
+        for m in _FOUND_ON_ARRIVAL.finditer(text):  # "moved to room 0 and found bomb 3"
+            self.add((m.start(), m.end()), ("bomb_room", int(m["bomb"])), int(m["room"]))
+        m = _BOMB_HEADER.match(text)
+        if m and self.moved_to is not None and not _NOT_HERE.search(text):
+            # "moved to room 8. bomb 3, sequence blue": what it found where it moved to
+            self.add((m.start(), m.end()), ("bomb_room", int(m[1])), self.moved_to)
         for m in _ROOM_HAS_BOMB.finditer(text):
             room = m["room"] or m["room2"] or m["room3"] or m["room4"] or m["room5"] or m["room6"]
             self.add((m.start(), m.end()), ("bomb_room", int(m["bomb"])), int(room))
@@ -815,7 +1046,8 @@ class _Clause:
             if not m["room3"] and _NEGATION.search(m[0]):
                 self.seen(m.start(), m.end())
                 continue
-            for room in _DIGIT.findall(m["room"] or m["room2"] or m["room3"] or m["room4"]):
+            rooms = m["room"] or m["room2"] or m["room3"] or m["room4"] or m["room5"]
+            for room in _DIGIT.findall(rooms):
                 self.add((m.start(), m.end()), ("room_bomb", int(room)), 0)
         for m in _NO_BOMB_IN.finditer(text):
             if _NEGATION.search(text, max(0, m.start() - 8), m.start()):
@@ -834,11 +1066,16 @@ class _Clause:
         for m in _WITH_ME.finditer(text):
             span = (m.start(), m.end())
             if m["room"] is not None:
+                if _BOMB_SUBJECT_BEFORE.search(text, max(0, m.start() - 40), m.start()):
+                    self.seen(*span)
+                    continue
                 self.add(span, ("agent_room", self.sender), int(m["room"]))
             elif self.here is not None:
                 for who in self._who(m["who"]):
                     self.add(span, ("agent_room", who), self.here)
         for m in _IN_ROOM_WITH.finditer(text):
+            if _WAS_BEFORE.search(text, max(0, m.start() - 20), m.start()):
+                continue  # "I was in 5 with Bravo": a past place
             for name in re.findall(_NAME, m["with"]):
                 self.add((m.start(), m.end()), ("agent_room", name), int(m["room"]))
             for bomb in _BOMB_ID.findall(m["with"]):
@@ -849,11 +1086,17 @@ class _Clause:
             if i >= 0:
                 for who in self._who(subjects[i][1]):
                     self.add((m.start(), m.end()), ("agent_room", who), int(m["room"]))
+            elif not (self.bomb_starts and self.bomb_starts[0] < m.start()):
+                self.add((m.start(), m.end()), ("agent_room", self.sender), int(m["room"]))
         for m in _MOVED_ALONE.finditer(text):
             self.add((m.start(), m.end()), ("agent_room", self.sender), int(m["room"]))
         for m in _LOCATION.finditer(text):
             if not (self.bomb_starts and self.bomb_starts[0] < m.start()):
-                who = m["who"] or self.sender
+                who = m["who"] or m["who2"] or self.sender
+                room = int(m["room"] or m["room2"])
+                self.add((m.start(), m.end()), ("agent_room", who), room)
+        for m in _ROOM_AGENTS.finditer(text):  # "room 8 - bravo"
+            for who in self._who(m["who"]):
                 self.add((m.start(), m.end()), ("agent_room", who), int(m["room"]))
         for m in _WE_ALL.finditer(text):
             for who in TEAM:
@@ -866,6 +1109,11 @@ class _Clause:
     # -- score ---------------------------------------------------------------------------------
 
     def _score(self) -> None:
+        bare = _BARE_POINTS.search(self.text)
+        if bare and (_EARNED_NEAR.search(self.text) or int(bare["g"]) % 10):
+            self.seen(bare.start(), bare.end())  # what a cut earned, not the score
+        elif bare:
+            self.add((bare.start(), bare.end()), ("score",), int(bare["g"]))
         for m in _SCORE.finditer(self.text):
             value = m["a"] or m["b"] or m["c"] or m["d"] or m["e"] or m["f"]
             if m["b"] and not m["points"] and int(value) < 10:
@@ -895,11 +1143,28 @@ _STATUS_ALONE = re.compile(
     rf"^(?:(?:yes|yep|yeah|it's|now|all|already)\W++){{0,3}}+({_STATUS})"
     r"(?:\s++(?:now|already))?\W*+$"
 )
+_STATUS_FIELD = re.compile(
+    rf"(?:^|[,;]\s*+)(?:status|state)\s*+(?::|=|is)\s*+({_STATUS})\b(?!\s*+(?:bombs?|:))"
+)
 _ALL_PHASES = re.compile(
     r"\ball (\d) (?:phases|colou?rs|cuts|wires|steps)\s++(?:are\s++|were\s++|have been\s++)?"
     r"(?:cut|done|complete|completed|defused|cleared)\b"
 )
-_SUBJECTLESS_PHASES = re.compile(r"(?:^|[,:]\s*+)(?:total\s++)?phases\s*+(?::|=|is|are)\s*+(\d)\b")
+_SUBJECTLESS_PHASES = re.compile(
+    r"(?:^|[,:]\s*+)(?:total\s++)?phases\s*+(?::|=|is|are)\s*+(\d)\b"
+    # "just one phase", "two phases, red and blue", "3 phases total": of the bomb just named
+    r"|(?:^|[,:;]\s*+)(?:(?:it's|it\s++has|just|only|exactly|a|a\s++total\s++of|total(?:\s++of)?)"
+    r"\s++){0,2}+(\d)\s*+-?\s*+(?:phases?|steps?)(?:\s++(?:total|in total|overall|altogether))?"
+    r"(?=\s*+(?:[,:;.!]|$))"
+)
+#: The phases of a bomb named after them ("phases for bomb 4: 1", "3 phases total on bomb 2").
+_PHASES_FOR = re.compile(
+    r"\b(?:(?:total|number of)\s++)?(?:phases|phase count|count of phases)\s++(?:total\s++)?"
+    r"(?:for|on|of|in)\s++bomb (?P<bomb>\d)"
+    r"\s*+(?::|=|is|are)\s*+(?P<n>\d)\b(?!\s*+-?\s*+(?:phases?\s++)?(?:left|remaining|to go|more))"
+    r"|\b(?P<n2>\d)\s*+-?\s*+(?:phases?|steps?)\s++(?:(?:total|in total|overall|altogether)\s++)?"
+    r"(?:on|for|of|in)\s++bomb (?P<bomb2>\d)\b"
+)
 _LIST_BEFORE_BOMB = re.compile(
     rf"(?:(?P<cut>\bcut\s++)|(?P<next>\bnext\s++)?\b(?:sequence|seq|order|colou?rs?|remaining|"
     r"cuts?|phases?|wires?)\s++(?:left\s++)?(?:on|for|of)\s++bomb (?P<of_bomb>\d)\s*+"
@@ -912,7 +1177,21 @@ _LIST_BEFORE_BOMB = re.compile(
 _LIST_FOR_BOMB = re.compile(
     rf"(?:^|[,:;]\s*+)(?:first\s++)?(?P<list>{_LIST})\s++(?:for|on|of)\s++bomb (?P<bomb>\d)\b"
 )
+#: A list said to be a bomb's after it: "red, then green: that's bomb 2's order".
+_LIST_IS_BOMBS = re.compile(
+    rf"(?:^|[,:;]\s*+)(?P<list>{_LIST})(?:\s*+[:,=]\s*+|\s++)"
+    r"(?:(?:that's|that is|this is|those are|these are|is|are)\s++)?(?:the\s++)?"
+    r"bomb (?P<bomb>\d)'s\s++(?:remaining\s++)?"
+    r"(?:order|sequence|seq|colou?rs|wires|cuts|phases)\b"
+)
 _TOOL_BEFORE = re.compile(r"\b(?:have|has|hold|holds|got|bring|with|use|using|cut|cutting)\b")
+#: A cut a bomb still needs, said of the one who will make it.
+_NEED_CUTTER = re.compile(
+    rf"\bneeds?\s++(?:an?\s++|the\s++)?{_C}\s++(?:cutter|cut)\s++(?:for|on)\s++(?:the\s++)?"
+    r"bomb (?P<bomb>\d)"
+    r"|(?:^|[,;:]\s*+|\b(?:and|but)\s++)(?:someone|somebody|one of you|a teammate)\s++"
+    rf"(?:needs?\s++to|has\s++to)\s++bring\s++(?:an?\s++|the\s++)?{_C}"
+)
 #: Cuts still to make, not their colours: the bomb is active ("two phases left on bomb 4").
 _COUNT_LEFT = re.compile(
     r"(?:^|[,:;]\s*+)(\d)\s++(?:more\s++)?(?:phases?|cuts?|colou?rs?|steps?)\s++"
@@ -924,23 +1203,56 @@ _NOTHING_LEFT_IN = re.compile(
     r"\bnothing\s++(?:more\s++|else\s++)?(?:left\s++)?to\s++(?:cut|do|defuse)\s++(?:in|at)\s++"
     r"room (?P<room>\d)\b"
 )
+#: "Cut green on bomb 2. Nothing remains.": the bomb just named has nothing left.
+_NOTHING_REMAINS = re.compile(
+    r"^(?:(?:and|now|so|then)\s++){0,2}+(?:nothing|none|no (?:more )?(?:phases|cuts|colou?rs))"
+    r"\s++(?:(?:is|are)\s++)?(?:left|remains|remaining)\W*+$"
+)
 _COLOUR_NEXT = re.compile(
     rf"(?:^|[,:]\s*+|\band\s++)(?:{_C}\s++(?:is|comes)\s++next|next\s*+(?:is|:)\s*+{_C}"
-    r"(?!\s*+(?:,|then|and)))"
+    rf"(?!\s*+(?:,|then|and|/)\s*+(?:then\s++)?{_C}))"
+)
+#: Cuts still to make, with their colours: "one more (blue)", "two more cuts: red, green".
+_MORE_LIST = re.compile(
+    r"(?:^|[,:;]\s*+|\band\s++)(?:(?:just|only|and|then)\s++)?(?P<n>one|[1-3])\s++more"
+    r"(?:\s++(?:cuts?|phases?|steps?|wires?|colou?rs?))?(?:\s++(?:left|remaining|to go))?"
+    rf"\s*+[:,=]?\s*+(?P<list>{_LIST})(?:\s++(?:left|remaining|to go))?\W*+$"
+)
+#: A clause that is only a colour list: the colours of the one bomb the clause before named
+#: ("found bomb 3 in 5. red.", "cut red on bomb 4. green then blue still", "... green last").
+_BARE_LIST = re.compile(
+    rf"^(?:(?:and|then|now|so|just|only)\s++)?(?P<list>{_LIST})"
+    r"(?:\s++(?:still|left|remaining|remains?|to go|needed|now)){0,2}+\W*+$"
 )
 _LIST_THEN_LEFT = re.compile(
     rf"(?P<list>{_LIST})\s++(?:is\s++|are\s++)?(?:the\s++)?(?:only\s++|last\s++)?"
-    r"(?:(?:one|ones|colou?rs?|cuts?|phases?)\s++)?(?:left|remaining|remain|to go)\b"
+    r"(?:(?:one|ones|colou?rs?|cuts?|phases?)\s++)?(?:left|remaining|remains?|to go)\b"
     r"(?:\s++(?:on|for)\s++bomb (?P<bomb>\d))?"
 )
 _SUBJECTLESS_LIST = re.compile(
     r"(?:^|[,:]\s*+|\band\s++)(?:the\s++)?(?:remaining(?:\s++(?:sequence|phases|colou?rs|cuts|steps))?|"
-    r"sequence|seq|"
-    r"colou?rs|order|needs|still needs|remaining colou?rs)\s*+(?:is|are|:|=|reads)?\s*+"
+    r"(?:(?:phase|wire|cut|colou?r|cutting|defusal|full)\s++)?(?:sequence|seq|order)|"
+    r"colou?rs|needs|still needs|remaining colou?rs|"
+    r"(?:inspection|inspecting|scan|readout|display|panel)\s++(?:reveals|revealed|shows|showed|"
+    r"says|reads|gives)|reveals|revealed)\s*+(?:is|are|:|=|reads)?\s*+"
     rf"(?P<list>{_LIST})"
+    # "two phases, red and blue": a count, then the colours
+    r"|(?:^|[,:;]\s*+)\d\s*+-?\s*+(?:phases?|steps?|colou?rs|wires)"
+    r"(?:\s++(?:total|in total|left|remaining|remains?|to go))?"
+    rf"\s*+[,:]\s*+(?P<list2>{_LIST})"
 )
+_FOUND_ON_ARRIVAL = re.compile(
+    r"\b(?:moved|went|walked|came|got|arrived|returned|ran)\s++(?:in\s*+to|into|to|at|in)\s++"
+    r"room (?P<room>\d)\s*+,?\s*+(?:and\s++)?(?:then\s++)?(?:i\s++)?(?:just\s++|immediately\s++)?"
+    r"(?:found|saw|spotted|located)\s++(?:the\s++)?bomb (?P<bomb>\d)\b"
+)
+#: A clause opening with a bomb as its heading ("bomb 3, sequence blue", "bomb 3: red").
+_BOMB_HEADER = re.compile(r"^bomb (\d)\s*+[,:]")
+#: What keeps a bomb heading from being where the sender moved: a room of its own, a denial.
+_NOT_HERE = re.compile(r"\broom \d|\b(?:in|at) \d\b|\b(?:no|not|none|nothing|never)\b|n't\b")
 _ROOM_HAS_BOMB = re.compile(
-    r"(?:(?:^|[,:;]\s*+|\b(?:and|so|earlier|now)\s++)room (?P<room>\d)\s*+(?:[,:=]\s*+)?"
+    r"(?:(?:^|[,:;]\s*+|\b(?:and|so|earlier|now)\s++)room (?P<room>\d)(?:\s++(?:status|contents?))?"
+    r"\s*+(?:[,:=]\s*+)?"
     r"(?:has|had|holds|contains|contained|with|->|now has|also has|has only|is where|does have|"
     r"did have)?\s*+(?:a\s++bomb\s*+,\s*+(?:it's\s++|namely\s++)?)?"
     r"|\bbomb (?:in|at) room (?P<room2>\d)\s*+[,:]?\s*+(?:is|it's|=)?\s*+"
@@ -948,31 +1260,37 @@ _ROOM_HAS_BOMB = re.compile(
     r"|\bin room (?P<room3>\d)\s*+,?\s*+(?:and\s++)?(?:with|there's|there is|i found|i see|"
     r"i saw|we have|is|has)\s++|(?:^|[,;]\s*+)in room (?P<room4>\d)\s*+[:=]\s*+"
     r"|^(?P<room6>\d)\s*+:\s*+)"
-    r"(?:a\s++|the\s++|only\s++)?bomb (?P<bomb>\d)\b"
+    r"(?:a\s++|the\s++|only\s++|just\s++)?bomb (?P<bomb>\d)\b"
     r"(?!\s*+(?:,|and)\s*+\d\b(?!\s*+-?\s*+(?:phases?|points|pts|colou?rs|cuts)))"
 )
 _ROOM_EMPTY = re.compile(
     r"\b(?:rooms (?P<room>\d(?:\s*+(?:,|and|&|or)\s*+\d\b){0,5}+)"
-    r"|room (?P<room4>\d(?:\s*+(?:and|&|or)\s*+(?:room\s++)?\d\b){0,5}+))\s*+(?:[,:=]\s*+)?"
+    r"|room (?P<room4>\d(?:\s*+(?:and|&|or)\s*+(?:room\s++)?\d\b){0,5}+))"
+    r"(?:\s++(?:status|contents?))?\s*+(?:[,:=]\s*+)?"
     r"(?:[a-z']++\s++){0,4}?(?:empty|vacant)\b"
     r"|\broom (?P<room3>\d)\s++(?:does not|doesn't|did not|didn't)\s++(?:have|contain|hold)\s++"
     r"(?:any|a)\s++bombs?\b"
-    r"|\brooms? (?P<room2>\d(?:\s*+(?:,|and|&|or)\s*+(?:room\s++)?\d\b){0,5}+)\s*+(?:[,:=]\s*+)?"
+    r"|\brooms? (?P<room2>\d(?:\s*+(?:,|and|&|or)\s*+(?:room\s++)?\d\b){0,5}+)"
+    r"(?:\s++(?:status|contents?))?\s*+(?:[,:=]\s*+)?"
     r"(?:has|have|had|contains?|holds?|with)?\s*+"
     r"(?:no\s++bombs?|nothing|zero bombs|0 bombs)\b(?!\s*+(?:left|to))"
+    r"|(?:^|[,;:]\s*+)room (?P<room5>\d)\s*+[:=]\s*+none\b(?!\s*+(?:left|to))"
 )
 _NO_BOMB_IN = re.compile(
     r"\b(?:(?:no|zero|0)|there\s++(?:isn't|is\s++not|aren't|are\s++not|wasn't|was\s++not)\s++"
-    r"(?:a|any))\s++bombs?\s++(?:found\s++)?(?:in|at)\s++(?P<rooms>(?:rooms?\s++)?\d\b"
+    r"(?:a|any))\s++bombs?\s++(?:(?:is|are|was|were)\s++)?(?:(?:found|present|located|here|"
+    r"inside)\s++)?(?:in|at)\s++(?P<rooms>(?:rooms?\s++)?\d\b"
     r"(?:\s*+(?:,|or|and|nor)\s*+(?:room\s++)?\d\b){0,5}+)"
-    r"|\bnothing\s++(?:found\s++)?(?:in|at)\s++(?P<rooms2>(?:room\s++)?\d)\b"
+    r"|\bnothing(?:'s|\s++is|\s++was)?\s++(?:found\s++)?(?:in|at)\s++(?P<rooms2>(?:rooms?\s++)?\d\b"
+    r"(?:\s*+(?:,|or|and|nor)\s*+(?:room\s++)?\d\b){0,5}+)"
 )
 _SUBJECTS = rf"(?:{_NAME}|\bi\b|\bme\b)(?:\s*+(?:,|and|&)\s*+(?:{_NAME}|\bi\b|\bme\b)){{0,5}}+"
 _AGENT_IN = re.compile(
-    rf"(?P<who>{_SUBJECTS}(?:'s|'m|'ve been|\s++(?:is|are|am|have been|has been))?"
+    rf"(?P<who>{_SUBJECTS}(?:'s|'m|'ve been|\s++(?:is|are|am|have been|has been|remains?|stays?))?"
     r"(?:\s++(?:now|currently|still|already|just|also|both|all|together|right now|stuck|"
-    r"sitting|standing|waiting|staying|located|positioned|stationed|situated|here|safely|"
-    rf"actually|definitely|back|with {_NAME}(?:\s*+(?:,|and|&)\s*+{_NAME})?)){{0,4}}+)"
+    r"sitting|standing|waiting|staying|located|positioned|stationed|situated|here|safely|alone|"
+    rf"actually|definitely|back|(?:along\s++|together\s++)?with {_NAME}"
+    rf"(?:\s*+(?:,|and|&)\s*+{_NAME})?)){{0,4}}+)"
     r"\s++(?:in|at|inside)\s++(?:room\s++)?(?P<room>\d)\b(?!\s*+(?:points|pts|%|\?))"
 )
 _AGENT_MOVED = re.compile(
@@ -989,31 +1307,48 @@ _WITH_ME = re.compile(
     r"\bin room (?P<room>\d)\b[^,.;]{0,30}?\bwith me\b"
     rf"|(?P<who>{_SUBJECTS})(?:'s|\s++(?:is|are))\s++(?:here\s++|also\s++|still\s++)?with me\b"
 )
+#: "bomb 4 is in room 3 with me": the bomb's place, not news of the sender's.
+_BOMB_SUBJECT_BEFORE = re.compile(
+    r"\bbomb(?: \d)?(?:'s|\s++(?:is|was|sits|lies))?"
+    r"(?:\s++(?:located|sitting|also|now|still|right|currently)){0,3}+\s*+$"
+)
+_WAS_BEFORE = re.compile(r"\b(?:was|were|had been|used to be)\s*+$")
 _IN_ROOM_WITH = re.compile(
-    rf"\bin room (?P<room>\d),? with (?P<with>(?:[^,.;]|,(?=\s*+{_C})){{1,50}}+)"
+    r"\bin (?:room )?(?P<room>\d),?\s++(?:along\s++|together\s++)?with "
+    rf"(?P<with>(?:[^,.;]|,(?=\s*+{_C})){{1,50}}+)"
 )
 _NOW_IN = re.compile(
-    r"(?:,\s*+|\band\s++)(?:but\s++)?now\s++(?:in|at)\s++(?:room\s++)?(?P<room>\d)\b"
+    r"(?:,\s*+|\band\s++)(?:but\s++)?now\s++(?:(?:in|at)\s++(?:room\s++)?|room\s++)(?P<room>\d)\b"
 )
 #: A move with no subject opening a clause is the sender's ("Arrived at room 5", "now in 3").
 _MOVED_ALONE = re.compile(
     r"^(?:just\s++|finally\s++)?(?:(?:moved|walked|went|came|got|arrived|returned|made it)"
     r"(?:\s++(?:back|over))?\s++(?:in\s*+to|into|to|in|at|inside)|entered|reached|"
-    r"(?:now|currently|still|back)\s++(?:in|at)|(?:in|at)(?=\s++(?:room\s++)?\d\W*+$))\s++"
+    r"(?:now|currently|still|back)\s++(?:in|at)|(?:starting|started)(?:\s++off)?\s++(?:in|at)|"
+    r"(?:in|at)(?=\s++(?:room\s++)?\d\W*+$))\s++"
     r"(?:room\s++)?(?P<room>\d)\b"
 )
 _LOCATION = re.compile(
     rf"(?:^|[,;]\s*+)(?:my\s++|(?P<who>{_NAME})'s\s++)?(?:current\s++)?location\s*+(?::|=|is)?\s*+"
     r"room (?P<room>\d)\b"
+    rf"|(?:^|[,;]\s*+)(?P<who2>{_NAME})'s\s++(?:current\s++)?room\s*+(?::|=|is)?\s*+(?:room\s++)?"
+    r"(?P<room2>\d)\b(?!\s*+(?:points|pts|%))"
+)
+#: A room headed list of who is there: "room 8: bravo", "room 8 - alpha and charlie".
+_ROOM_AGENTS = re.compile(
+    rf"(?:^|[,;]\s*+)room (?P<room>\d)\s*+[,:=]\s*+"
+    rf"(?P<who>{_NAME}(?:\s*+(?:,|and|&)\s*+{_NAME}){{0,2}}+)\W*+$"
 )
 _WE_ALL = re.compile(
     r"(?:\bwe(?:'re| are)?\s++(?:now\s++)?all|\b(?:everyone|everybody|all of us|all 3 of us|"
-    r"the whole team)(?:'s|\s++is|\s++are)?)(?:\s++(?:now|currently|still|here|together)){0,3}+"
+    r"the whole team)(?:'s|\s++is|\s++are)?)(?:\s++(?:now|currently|still|here|together|are)){0,3}+"
     r"\s++(?:in|at)\s++(?:room\s++)?(?P<room>\d)\b"
 )
 _SCORE = re.compile(
-    r"\bscore(?:'s|\s++is|\s++now|\s*+:|\s*+=|\s++of|\s++at|\s++stands at|\s++currently|"
-    r"\s++is now|\s++so far){0,3}+\s*+(?P<a>\d{1,3})\b(?!\s*+(?:more|%))"
+    r"\bscore(?:board)?(?:'s|\s++is|\s++now|\s*+:|\s*+=|\s++of|\s++at|\s++stands at|"
+    r"\s++currently|\s++is now|\s++so far|\s++update|\s++check|\s++report|\s++tally|\s++says|"
+    r"\s++shows|\s++reads|\s++total)"
+    r"{0,3}+\s*+(?P<a>\d{1,3})\b(?!\s*+(?:more|%))"
     r"|\b(?:we're|we are|we have|we've got|we now have|team has|we're now|we're still|"
     r"we are still|we're currently|we stand at|we sit at|(?:the\s++)?team(?:'s|\s++is)|we're up|"
     r"(?:puts?|brings?|brought|gets?|takes?|took)\s++(?:us|(?:our|the)\s++(?:team\s++)?(?:total|score))"
@@ -1027,19 +1362,42 @@ _SCORE = re.compile(
     r"(?:so far|in total|total|overall)\b"
     r"|\b(?:total(?:\s++points)?|points|pts)(?:\s++so far|\s++total|\s++now)?\s*+(?::|=|is|are|of)"
     r"\s*+(?P<d>\d{1,3})\b"
+    r"(?!\s*+-?\s*+(?:phases?|bombs?|rooms?|cuts?|colou?rs?|steps?|wires?|agents?|teammates?))"
+)
+#: A bare "90 points" as a part of its own, in a clause that reports no cut or bomb (after
+#: one, it would be what the cut earned).
+_BARE_POINTS = re.compile(
+    r"(?:^|[,:;]\s*+)(?:(?:that's|thats|now|total|so|at|we're at)\s++)?(?P<g>\d{1,3})\s*+"
+    r"(?:points|pts)\s*+[.!]*+$"
+)
+_EARNED_NEAR = re.compile(
+    rf"\bbombs? \d|\b(?:cut|cutting|snipped|{_STATUS})\b|\+|\bmore\b|\bextra\b|\banother\b"
 )
 #: What makes a part of a clause understood to state nothing, though it names the game's
 #: things: a negation, a past place, an action report, one's cutters, a search, a score
 #: delta, a place that names no room, an unknown.
 _NO_FACT = re.compile(
     r"\b(?:not|no longer|never|nor)\b|n't\b"
+    rf"|\b(?:a|an|one)\s++{_C}\s++(?:cut|phase)\b"
+    r"|\bcut(?:ting)?\s++(?:a|the|one|another|that|this)\s++(?:wire|phase)\b"
+    rf"|\b(?:i'm|i am|we're|we are|{_NAME}(?:'s|\s++is))\s++(?:now\s++)?(?:on|working on|handling|"
+    r"taking|tackling|dealing with)\s++bomb\b"
+    r"|\b(?:the\s++)?(?:most|fewest|least|more|fewer)\s++(?:phases|cuts|colou?rs|steps|wires)\b"
+    rf"|\b{_NAME}(?:\s*+,)?\s++(?:takes?|go(?:es)?|checks?|handles?|covers?|search(?:es)?|"
+    r"inspects?|heads?|grabs?|explores?)\b"
     r"|\b(?:was|were|used to be)\s++(?:in|at)\b|\b(?:left|leaving|been in)\s++(?:room\s++)?\d"
     r"|\b(?:applied|apply|applying|used|use|using|cut|cutting|snipped|tried|trying)\s++"
-    rf"(?:the\s++|my\s++|a\s++)?{_C}|\binspect(?:ed|ing)?\s++(?:the\s++)?bomb\b"
+    rf"(?:the\s++|my\s++|a\s++)?{_C}|\b(?:inspect|check|examin)(?:ed|ing|e)?\s++(?:the\s++)?bomb\b"
     rf"|\bcutters?\b|\b(?:i|we|you|he|she|they|{_NAME})\s++(?:only\s++)?(?:have|has|hold|"
-    r"holds|got|carry|carries)\b|\bcan (?:handle|do|take)\b"
+    r"holds|got|carry|carries)\b|\bcan (?:handle|do|take|complete|finish|start)\b"
+    r"|\b(?:yours|mine|theirs)\b|\bthe\s++(?:last|final|only)\s++one\b"
+    r"|(?:^|[,;]\s*+|\b(?:i'm|i am|we're|we are)\s++)(?:now\s++)?(?:at|by|near)\s++bomb\b"
+    r"|\bbombs? \d(?:\s*+(?:,|and|&)\s*+(?:bomb\s++)?\d\b){0,5}+\s++(?:still\s++)?"
+    r"(?:remains?|left|to go)\W*+$"
+    rf"|\b{_C}\s++cuts?\b|\b{_C}\s++(?:on|to)\s++bomb\b|\b\d++\s*+(?:points|pts)\s++(?:from|for)\b"
     r"|\b(?:find|finding|look(?:ing)? for|search(?:ing)? for|missing)\b"
     r"|\b(?:another|extra|more)\s++\d++\s*+(?:points|pts)|\+\d"
+    r"|\b(?:need|needs|aim for|aiming for|hit|want|out of|possible|all)\s++\d++\s*+(?:points|pts)"
     r"|\b(?:earned|gained|scored|got|made|received|won|get|gain|earn)\s++(?:another\s++|us\s++)?"
     r"\d++\s*+(?:more\s++)?(?:points|pts)"
     r"|(?<!\d)\d++\s*+(?:more|extra)\s++(?:points|pts)"
@@ -1055,7 +1413,10 @@ _NO_FACT = re.compile(
 _NO_FACT_CLAUSE = re.compile(
     r"\bnext door\b|\b(?:near|close to|next to|beside|by|across from|opposite)\s++room\b|"
     r"\bsomewhere\b|\bnearby\b|"
-    r"\b\w++'s room\b|\bunknown\b|\bnot (?:yet )?(?:known|found|inspected)\b|"
+    r"\b\w++'s room\b|\byour room\b|\bunknowns?\b|\bnot (?:yet )?(?:known|found|inspected)\b|"
+    r"\bun(?:explored|checked|visited|searched|located|seen|inspected|found|accounted)\b|"
+    r"\bsame room as\b|"
+    r"\b(?:i|we)\s++(?:propose|suggest|recommend)\b|"
     r"\bclear\b|\ball good\b|\bnothing to report\b|\bno idea\b|\b(?:tbd|n/a|\?\?++)"
 )
 #: A colour list is a bomb's when its part names a bomb or a sequence.
@@ -1073,7 +1434,7 @@ _THINGS = re.compile(
 
 
 def read_claims(sender: str, text: str, sender_room: int | None = None) -> Claims:
-    """The facts a teammate's message states (see the module docstring).
+    """The facts a teammate's message states, and who it says holds them (module docstring).
 
     Args:
         sender: who sent it ("I" and "me").
@@ -1088,6 +1449,8 @@ def read_claims(sender: str, text: str, sender_room: int | None = None) -> Claim
          (('bomb_status', 4), 'active'), (('room_bomb', 6), 4)]
         >>> read_claims("alpha", "Maybe bomb 3 is in room 5? Bomb 2 is gone.", 3).unread
         ('bomb 2 is gone',)
+        >>> read_claims("charlie", "Bravo says bomb 3 goes green then blue").holders
+        {'bravo': (('bomb_remaining', 3),)}
     """
     text, unread_rest = cut_message(text)
     sender = sender.lower()
@@ -1095,22 +1458,26 @@ def read_claims(sender: str, text: str, sender_room: int | None = None) -> Claim
     parts = clauses(_prepare(text, sender, sender_room))
     read: list[list[tuple[int, tuple, Any]]] = []
     unread: list[str] = []
+    held: list[tuple[str, tuple]] = []
     topic: int | None = None
+    before: tuple[int | None, int | None] = (None, None)
     for i, clause in enumerate(parts):
         wording = clause
         if clause.endswith("?") and i + 1 < len(parts) and _YES.match(parts[i + 1]):
             wording = _ASKED.sub("", clause)  # "Is bomb 1 in room 0? Yes": the answer
+        elif clause.endswith("?") and i + 1 < len(parts):
+            parts[i + 1] = _answered(clause, parts[i + 1])  # "Where's bomb 1? Room 0"
         repair = _REPAIR.search(wording)
         if repair:  # "bomb 3 is in room 5, no wait, room 6"
             fixed = _substitute(wording[: repair.start()], repair["value"])
             if fixed is not None:
                 wording = fixed
             elif read and (fixed := _substitute(parts[i - 1], repair["value"])) is not None:
-                c = _Clause(fixed, sender, sender_room, topic)  # "... 2 phases... actually 3"
+                c = _Clause(fixed, sender, sender_room, topic, before)  # "... actually 3"
                 c.read()
                 read[-1] = c.facts
                 continue
-        c = _Clause(wording, sender, sender_room, topic)
+        c = _Clause(wording, sender, sender_room, topic, before)
         c.read()
         facts = c.facts
         retract = _RETRACT.search(wording)
@@ -1121,11 +1488,23 @@ def read_claims(sender: str, text: str, sender_room: int | None = None) -> Claim
         if read and _AFTERTHOUGHT.match(wording):  # "... but I'm not sure"
             read[-1] = []
         read.append(sorted(facts, key=lambda fact: fact[0]))
-        if c.unread():
+        held += _holders(c, facts)
+        if c.unread() and not _HEADING.fullmatch(clause):  # "Bomb 2." heads what follows
             unread.append(clause)
         if c.bombs:
             last = c.bombs[-1][2]
             topic = last[0] if len(last) == 1 else None
+        named = {bomb for _, _, ids in c.bombs for bomb in ids}
+        named -= {
+            key[1] for _, key, value in facts if key[0] == "bomb_status" and value != "active"
+        }
+        moved = _MOVED.search(wording) and [
+            value for _, key, value in facts if key == ("agent_room", sender)
+        ]
+        before = (
+            next(iter(named)) if len(named) == 1 else None,
+            moved[0] if moved and len(facts) == 1 else None,
+        )
     # the game's own sentences first: the grammar reads them alike, and a later correction wins
     stated = [(-1, key, value) for key, value in exact.items()]
     facts = _assemble(stated + [fact for clause_facts in read for fact in clause_facts])
@@ -1133,10 +1512,106 @@ def read_claims(sender: str, text: str, sender_room: int | None = None) -> Claim
         confidence = TEMPLATE
     else:
         confidence = GRAMMAR if facts else 0.0
-    return Claims(facts, confidence, tuple(unread) + unread_rest)
+    holders: dict[str, tuple] = {}
+    for who, key in held:
+        if key in facts and key not in holders.get(who, ()):
+            holders[who] = (*holders.get(who, ()), key)
+    return Claims(facts, confidence, tuple(unread) + unread_rest, holders=holders)
 
 
+_NAMES = rf"{_NAME}(?:\s*+(?:,|and|&)\s*+(?:{_NAME}|i\b|me\b)){{0,3}}+"
+#: A teammate the clause says told or knows what follows ("Alpha says ...", "Bravo told me
+#: ...", "according to Charlie, ...", "I told Bravo ...").
+_SAYS = re.compile(
+    rf"(?P<who>{_NAMES})(?:\s++(?:just|also|already|earlier|has|had|then)){{0,2}}+\s++"
+    r"(?:says|said|reports?|reported|radioed|messaged|mentioned|confirm(?:s|ed)|noted|"
+    r"knows|heard|learned|learnt|"
+    r"(?:told|tells|informed|showed)\s++(?:me|us|everyone|the team|you))\b"
+    rf"|\b(?:according to|as per|per|(?:word|news|info|report) from)\s++(?P<source>{_NAMES})"
+    rf"|\b(?:i|we)(?:'ve|\s++(?:just|already|have|also)){{0,2}}+\s++(?:told|informed|showed)\s++"
+    rf"(?P<told>{_NAMES})"
+)
+_DID_VERB = (
+    r"(?:found|inspected|saw|seen|spotted|located|checked|cut|defused|disarmed|finished|"
+    r"cleared|neutrali[sz]ed|solved|completed|blew up|exploded|detonated|set off)\b"
+)
+#: A teammate the clause says did something to a bomb ("Bravo defused bomb 4", "Charlie found
+#: bomb 2 in room 3", "Charlie is in 5 and found bomb 4"): it holds what the clause says of
+#: that bomb.
+_DID = re.compile(
+    rf"(?P<who>{_NAMES})(?:\s++(?:just|also|already|finally|successfully|has|have|had|then)){{0,3}}+"
+    rf"\s++{_DID_VERB}"
+    rf"|(?:,\s*+|\band\s++)(?:(?:then|also|just|already|later|has|have)\s++){{0,2}}+{_DID_VERB}"
+)
+#: Where what a teammate holds ends: the next subject of the clause.
+_NEXT_SUBJECT = re.compile(rf"\b(?:i|i'm|i've|we|we're|we've|you|you're)\b|\b{_NAME}")
+_AGENT = re.compile(_NAME)
+
+
+def _holders(c: _Clause, facts: list[tuple[int, tuple, Any]]) -> list[tuple[str, tuple]]:
+    """The teammates a clause says hold some of its facts, with those facts' keys."""
+    out: list[tuple[str, tuple]] = []
+    if not facts:
+        return out
+    text = c.text
+    facts = sorted(facts, key=lambda fact: fact[0])
+    at = [fact[0] for fact in facts]
+    subjects = [(s.start(), s[0]) for s in _NEXT_SUBJECT.finditer(text)]
+    starts = [start for start, _ in subjects]
+    said_last = len(text.rstrip(" .!,:"))  # a teammate named after all it said
+
+    def between(start: int, end: int) -> list[tuple[int, tuple, Any]]:
+        return facts[bisect_left(at, start) : bisect_left(at, end)]
+
+    def scope(m: re.Match[str]) -> int:
+        """Where what follows ``m`` stops being the holder's: the next subject."""
+        i = bisect_left(starts, m.end())
+        return starts[i] if i < len(starts) else len(text)
+
+    for m in _SAYS.finditer(text):
+        names = m["who"] or m["source"] or m["told"]
+        if m.end() >= said_last:
+            held = facts  # "bomb 3 is red, Alpha says", "..., according to Charlie"
+        else:
+            held = between(m.start(), scope(m))
+        out += [(who, key) for who in _AGENT.findall(names) for key in _keys(held)]
+    for m in _DID.finditer(text):
+        names = m["who"]
+        if names is None:  # "Charlie is in 5 and found bomb 4": the clause's last subject
+            i = bisect_left(starts, m.start()) - 1
+            names = subjects[i][1] if i >= 0 else ""
+        end = scope(m)
+        first = bisect_left(c.bomb_starts, m.start())
+        last = bisect_left(c.bomb_starts, end)
+        bombs = {b for _, _, ids in c.bombs[first:last] for b in ids}
+        held = [
+            (pos, key, value)
+            for pos, key, value in between(m.start(), end)
+            if (key[0].startswith("bomb_") and key[1] in bombs)
+            or (key[0] == "room_bomb" and value in bombs)
+        ]
+        out += [(who, key) for who in _AGENT.findall(names) for key in _keys(held)]
+    return [(who, key) for who, key in out if who != c.sender and who in AGENTS]
+
+
+def _keys(facts: Iterable[tuple[int, tuple, Any]]) -> list[tuple]:
+    """The keys of facts, with the other half of a bomb's place (kept one fact with it)."""
+    keys = []
+    for _, key, value in facts:
+        keys.append(key)
+        if key[0] == "bomb_room":
+            keys.append(("room_bomb", value))
+        elif key[0] == "room_bomb" and value:
+            keys.append(("bomb_room", value))
+    return keys
+
+
+#: A clause that says the sender moved (and so is where it finds what it reports next).
+_MOVED = re.compile(
+    r"\b(?:moved|walked|went|came|got|arrived|returned|made it|entered|reached|just got)\b"
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s++")
+_HEADING = re.compile(r"bombs? \d\W*+")
 
 
 def _templates(text: str) -> dict[tuple, Any]:
@@ -1163,6 +1638,43 @@ _REPAIR = re.compile(
     r"i mean|make that|it's|it is|oops|wait|actually|should be|should read)\b){0,4}+"
     rf"\s*+[,:]?\s*+(?P<value>{_LIST}|room \d|bomb \d|\d{{1,3}})\s*+[.!]*+$"
 )
+#: A question its own message answers at once, and how its answer reads as a statement.
+_WH_ASKED = re.compile(
+    r"^(?:so\s++|and\s++|ok\s++)?(?:"
+    r"(?:where's|where is|which room (?:has|is|holds)|what room (?:has|is|holds))\s++"
+    r"(?P<where>bomb \d)(?:\s++(?:located|in|at))?"
+    r"|(?:what's|what is|which bomb is|what bomb is)\s++(?:in\s++)?(?:the\s++bomb\s++in\s++)?"
+    r"(?P<room>room \d)(?:'s bomb)?"
+    r"|(?:what's|what is|what does)\s++(?:the\s++)?(?:(?:sequence|order|seq)\s++(?:for|of|on)\s++"
+    r"(?P<seq>bomb \d)|(?P<seq2>bomb \d)(?:'s\s++(?:sequence|order|seq)|\s++needs?))"
+    r"|(?:what's|what is)\s++(?:our\s++|the\s++)?(?P<score>score)"
+    rf"|(?:where's|where is)\s++(?P<agent>{_NAME})(?:\s++(?:now|at))?"
+    r")\s*+\?++$"
+)
+_ANSWER = {
+    "where": (re.compile(r"(?:in\s++|at\s++)?(?=room \d\b)"), "{} is in "),
+    "agent": (re.compile(r"(?:in\s++|at\s++)?(?=room \d\b)"), "{} is in "),
+    "room": (re.compile(r"(?=bomb \d\b|(?:nothing|none|empty|no bomb)\b)"), "{}: "),
+    "seq": (re.compile(rf"(?={_C})"), "{}: "),
+    "seq2": (re.compile(rf"(?={_C})"), "{}: "),
+    "score": (re.compile(r"(?=\d{1,3}\b)"), "{}: "),
+}
+
+
+def _answered(question: str, answer: str) -> str:
+    """``answer`` as the statement it makes when it answers ``question``.
+
+    "Room 0", after "where's bomb 1?", is "bomb 1 is in room 0"; an answer of another kind
+    is left as it is.
+    """
+    m = _WH_ASKED.match(question)
+    if not m or m.lastgroup is None:
+        return answer
+    pattern, form = _ANSWER[m.lastgroup]
+    a = pattern.match(answer)
+    return form.format(m[m.lastgroup]) + answer[a.end() :] if a else answer
+
+
 _RETRACT = re.compile(
     r"\b(?:that was wrong|that's wrong|that is wrong|that was a mistake|that's not right|"
     r"scratch that|ignore that|ignore my last message|ignore what i said|disregard(?: that)?|"

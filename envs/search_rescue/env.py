@@ -10,10 +10,9 @@ from gymnasium import spaces
 
 from mase.claims import Claims
 from mase.envs.search_rescue import belief as beliefs
-from mase.envs.search_rescue import claims
+from mase.envs.search_rescue import claims, world
 from mase.envs.search_rescue import render as board
 from mase.envs.search_rescue import text as words
-from mase.envs.search_rescue import world
 from mase.envs.search_rescue.vector import ObservationCodec, StateCodec
 from mase.events import Event
 from mase.task import ActionParse, TaskEnv
@@ -115,8 +114,9 @@ class SearchRescueEnv(TaskEnv):
         rule: "an agent cannot directly observe another agent's actions or their consequences
         unless that information is communicated"; agents in a room see only its state, the
         bomb there and its status). ``witness=True`` is a variant: agents in the same room
-        also see each other's actions and all their results. ``deadlock_rounds`` (3; 0 turns the rule off). ``obs_mode``
-        (``"both"``), ``render_mode`` (``None``, ``"ansi"`` or ``"human"``, which prints).
+        also see each other's actions and all their results. ``deadlock_rounds`` (3; 0 turns
+        the rule off). ``obs_mode`` (``"both"``), ``render_mode`` (``None``, ``"ansi"`` or
+        ``"human"``, which prints).
 
     Version History:
         * v0: first release.

@@ -51,9 +51,8 @@ from typing import Any
 
 from mase import protocol
 from mase.envs.search_rescue import belief as beliefs
-from mase.envs.search_rescue import claims
+from mase.envs.search_rescue import claims, tom
 from mase.envs.search_rescue import text as words
-from mase.envs.search_rescue import tom
 from mase.envs.search_rescue.scripted import MissionMap, ScriptedRescuer
 from mase.envs.search_rescue.text import fact_sentence, facts_text, parse_facts
 from mase.llm.offline import Item, Messages, OfflineModel, Prompt, read_items, since_last_belief
@@ -181,6 +180,10 @@ class Mind:
         for p in self.mates:
             if before[p] is not None:
                 self.known[p].update(self._room_facts(before[p]))
+        # those in the agent's room now see it with the agent: common ground between them
+        room = self.facts.get(("agent_room", self.agent))
+        together = [p for p in self.mates if self.facts.get(("agent_room", p)) == room]
+        self._share(together, self._room_facts(room))
         legal = re.search(r"^Your legal actions: (.*?)\.?$", now, re.M)
         self.legal = legal.group(1) if legal else self.legal
         self.messages = messages

@@ -99,7 +99,7 @@ def _probes(args: argparse.Namespace) -> bool | float:
 def _print_extras(summaries: list[dict], paper: dict[str, dict] | None = None) -> None:
     """The ToM table and the model usage, when there are any."""
     if any(s.get("tom") for s in summaries):
-        print("\n" + TOM_TITLE)
+        print("\n" + textwrap.fill(TOM_TITLE, 100))
         print(tom_table(summaries, paper))
     for s in summaries:
         if s.get("usage"):

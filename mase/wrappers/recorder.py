@@ -88,8 +88,30 @@ class Recorder(BaseWrapper):
         self.env.close()
 
     def events(self) -> list[dict[str, Any]]:
-        """Every event of the episode so far, as dicts."""
-        return [event_dict(e) for e in self.env.unwrapped.event_log]
+        """Every event of the episode so far, as dicts; a message with what it was read to claim.
+
+        A message's ``"claims"``: the facts the task's claim reader took from it, how sure the
+        reading is, the parts it could not read (flagged, never dropped) and the teammates it
+        says hold them.
+        """
+        base = self.env.unwrapped
+        log = base.event_log
+        records = [event_dict(e) for e in log]
+        if any(e.kind == "message" for e in log):
+            read = base.knowledge().claims
+            for index, record in enumerate(records):
+                claims = read.get(index)
+                if claims is not None:
+                    record["claims"] = {
+                        "facts": [[list(k), _plain(v)] for k, v in claims.facts.items()],
+                        "confidence": claims.confidence,
+                        "unread": list(claims.unread),
+                        "reader": claims.reader,
+                        "holders": {
+                            a: [list(k) for k in keys] for a, keys in claims.holders.items()
+                        },
+                    }
+        return records
 
     def episode_record(self) -> dict[str, Any]:
         """``{"events": [...]}`` for the runner's record of this episode."""

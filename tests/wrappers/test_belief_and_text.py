@@ -168,8 +168,11 @@ def test_recorder_keeps_every_event_and_writes_finished_episodes(tmp_path):
     assert len(events) == len(env.unwrapped.event_log)
     kinds = {e["kind"] for e in events}
     assert {"observe", "move", "inspect", "cut", "message"} <= kinds
-    first = events[0]
+    first = next(e for e in events if e["kind"] != "message")
     assert set(first) == {"kind", "actor", "round", "audience", "facts", "note"}
+    message = next(e for e in events if e["kind"] == "message")
+    assert set(message["claims"]) == {"facts", "confidence", "unread", "reader", "holders"}
+    assert message["claims"]["facts"] and message["claims"]["unread"] == []  # the bot's sentences
     assert find_wrapper(env, Recorder) is env and env.record_prompts
 
 

@@ -313,7 +313,8 @@ def test_an_unreadable_message_is_flagged_on_the_answers_it_may_bear_on():
     assert about_bomb_2 and all(p["unread_messages"] for p in about_bomb_2)
     others = [p for p in probes if ["bomb_remaining", 2] not in p["facts"]]
     assert others and not any(p["unread_messages"] for p in others)
-    assert about_bomb_2[0]["unread_messages"][0]["text"] == "bomb 2 is the tricky one: crimson then jade"
+    text = about_bomb_2[0]["unread_messages"][0]["text"]
+    assert text == "bomb 2 is the tricky one: crimson then jade"
 
 
 def test_the_drawn_teammate_is_seeded():

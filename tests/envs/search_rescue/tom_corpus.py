@@ -530,7 +530,8 @@ CASES = [
                 "state",
                 5,
                 "no",
-                "bravo saw bomb 5 stay active but never learned its remaining sequence (paper rule)",
+                "bravo saw bomb 5 stay active but never learned its remaining sequence (paper "
+                "rule)",
             ),
             (
                 "bravo",
@@ -557,8 +558,8 @@ CASES = [
                 "phase",
                 5,
                 "no",
-                "paper rule: bravo does not see alpha's cut or the new sequence; the status did not "
-                "change",
+                "paper rule: bravo does not see alpha's cut or the new sequence; the status "
+                "did not change",
             ),
             (
                 "alpha",
@@ -618,7 +619,8 @@ CASES = [
                 "sequence",
                 5,
                 "yes",
-                "alpha and bravo were together for the inspection and the cut under the witness rule",
+                "alpha and bravo were together for the inspection and the cut under the witness "
+                "rule",
             ),
             (
                 "charlie",
@@ -1378,7 +1380,8 @@ CASES = [
                 "room",
                 8,
                 "yes",
-                "alpha and charlie stand in room 8 together now, and the room has not changed since",
+                "alpha and charlie stand in room 8 together now, and the room has not changed "
+                "since",
             ),
             (
                 "charlie",
@@ -3346,7 +3349,8 @@ CASES = [
                 "phase",
                 3,
                 "no",
-                "bravo stood by (paper rule: no sequence shown) and the message went to charlie only",
+                "bravo stood by (paper rule: no sequence shown) and the message went to charlie "
+                "only",
             ),
             (
                 "bravo",
