@@ -38,6 +38,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/mappo_training.py
 	$(BIN)/python benchmarks/llm_concurrency.py
 	$(BIN)/python benchmarks/teams.py
+	$(BIN)/python benchmarks/leak_scan.py
+	$(BIN)/python benchmarks/fuzz.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info runs

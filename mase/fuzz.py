@@ -12,7 +12,8 @@ kind. It checks after every step that:
   or an invalid action with a reason;
 - the observation of the agent to act next is in its space (Gymnasium's ``contains``: the
   vector in its box, the text in the shared charset and length);
-- each invalid action's reason is text the agent can read.
+- each invalid action's reason is text the agent can read;
+- the knowledge tracker takes every step in, reading each message's claims, without raising.
 
 ``check_task`` runs a short fuzz on every task; ``benchmarks/fuzz.py`` runs a long one.
 """
@@ -233,6 +234,13 @@ def fuzz_task(
             continue
         except Exception as exc:
             raise AssertionError(f"{env_id}: {kind} input {given!r:.200} raised {exc!r}") from exc
+        try:  # the knowledge tracker reads every message's claims: hostile text included
+            base.knowledge()
+        except Exception as exc:
+            raise AssertionError(
+                f"{env_id}: after {kind} input {given!r:.200}, reading who knows what raised "
+                f"{exc!r}"
+            ) from exc
         if base.invalid_actions > invalid_before:
             report.invalid += 1
             reason = base.infos.get(agent, {}).get("invalid_action") if agent in base.infos else ""
