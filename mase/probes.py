@@ -139,27 +139,25 @@ def evidence(question: Question, tracker: KnowledgeTracker) -> list[dict[str, An
     if question.holds is not None:
         return []
     asked, about = question.asked, question.about
+    holder = about if question.level == "first_order" else asked
     rows: list[dict[str, Any]] = []
     for key in question.facts:
-        holder = about if question.level == "first_order" else asked
-        for who in (holder,):
-            held = tracker.belief(who, key) if who else None
-            rows.append(
-                {
-                    "fact": list(key),
-                    "agent": who,
-                    "value": held.value if held else None,
-                    "event": held.event if held else None,
-                }
-            )
+        held = tracker.belief(holder, key) if holder else None
+        rows.append(
+            {
+                "fact": list(key),
+                "agent": holder,
+                "value": held.value if held else None,
+                "event": held.event if held else None,
+            }
+        )
         if question.level == "second_order" and about is not None:
-            picture = tracker.model(about, asked)
             rows.append(
                 {
                     "fact": list(key),
                     "agent": about,
                     "knows_of": asked,
-                    "value": picture.get(key),
+                    "value": tracker.model(about, asked).get(key),
                     "event": tracker.model_evidence(about, asked, key),
                 }
             )
