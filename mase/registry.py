@@ -62,15 +62,25 @@ def register(id: str, entry_point: str | Callable[..., AECEnv], **defaults: Any)
     )
 
 
-def list_envs(namespace: str | None = None) -> list[str]:
-    """Ids of every registered MASE task, sorted; with ``namespace``, only ``namespace/...``.
+def list_envs(namespace: str | None = None, declaring: str | None = None) -> list[str]:
+    """Ids of every registered MASE task, sorted.
+
+    Args:
+        namespace: only ``namespace/...`` ids.
+        declaring: only tasks whose env class sets this attribute (``"language_model"``: an
+            offline model; ``"scripted_policy"``, ``"tom_probes"``, ``"policies"``).
 
     >>> import mase
     >>> all(i.startswith("mase/") for i in mase.list_envs("mase"))  # MASE's own tasks
     True
+    >>> set(mase.list_envs("mase", declaring="language_model")) <= set(mase.list_envs("mase"))
+    True
     """
     found = (i for i, spec in gymnasium.registry.items() if _AEC_KEY in spec.kwargs)
-    return sorted(i for i in found if namespace is None or i.startswith(namespace + "/"))
+    ids = sorted(i for i in found if namespace is None or i.startswith(namespace + "/"))
+    if declaring is not None:
+        ids = [i for i in ids if getattr(env_creator(i)[0], declaring, None)]
+    return ids
 
 
 def env_creator(id: str) -> tuple[Callable[..., AECEnv], dict[str, Any]]:

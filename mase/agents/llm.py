@@ -70,7 +70,8 @@ class LLMAgent(Policy):
     Example:
         >>> import mase
         >>> from mase.llm import offline_server
-        >>> env = mase.wrappers.MessageChannel(mase.make(mase.list_envs("mase")[0]))
+        >>> task = mase.list_envs("mase", declaring="language_model")[0]  # has an offline model
+        >>> env = mase.wrappers.MessageChannel(mase.make(task))
         >>> env.reset(seed=0)
         >>> seat = env.agent_selection
         >>> with offline_server(env) as server:  # the task's offline model

@@ -2,7 +2,8 @@
 
 >>> import mase
 >>> from mase.llm import ChatClient, LLMConfig, offline_server
->>> with offline_server(mase.list_envs("mase")[0]) as server:  # a task's offline model
+>>> task = mase.list_envs("mase", declaring="language_model")[0]  # a task with an offline model
+>>> with offline_server(task) as server:
 ...     client = ChatClient(LLMConfig(base_url=server.base_url, cache=False))
 ...     reply = client.complete([{"role": "user", "content": "hello"}])
 >>> reply.text.startswith("Action selection:")  # a prompt it cannot read: a safe reply

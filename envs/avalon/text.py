@@ -1,0 +1,350 @@
+"""Avalon in words: the moderator's sentences, the rules, legal actions, and the two parsers.
+
+Every fact is written with one sentence template (:data:`FACT_TEMPLATES`) and read back by
+the regular expression made from it (:func:`parse_facts`), so an observation, a player's
+message and the knowledge tracker agree on fact keys:
+
+=================================  ==========================================================
+fact key                           sentence
+=================================  ==========================================================
+``("role", seat)``                 ``Alpha's role is Merlin.``
+``("side", seat)``                 ``Alpha is evil.``
+``("merlin_or_morgana",)``         ``Merlin and Morgana are Alpha and Delta, in some order.``
+``("quest", k)``                   ``Quest 2 failed.`` / ``Quest 2 succeeded.``
+``("fails", k)``                   ``Quest 2 had 1 fail cards.``
+``("team", k)``                    ``The team for quest 2 is Alpha, Charlie, Echo.``
+``("vote", seat)``                 ``Alpha voted approve.``
+=================================  ==========================================================
+
+``parse_action`` reads a reply's action part: ``propose alpha, bravo`` or ``team: 1, 3``
+(seats by name or number, 1 = alpha), ``approve`` / ``reject``, ``success`` / ``fail``,
+``assassinate charlie``, ``examine delta``. Every pattern runs in linear time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from mase.actions import ActionParse
+from mase.envs.avalon.roles import (
+    FAILS_NEEDED,
+    MAX_REJECTIONS,
+    QUESTS,
+    ROLES,
+    SEATS,
+    TEAM_SIZES,
+    TEAMS,
+)
+from mase.envs.avalon.world import CARDS, VOTES, Rules, State
+from mase.events import Event
+from mase.protocol import MESSAGES_HEADER, REPLY_FORMAT_HELP, message_line
+
+# -- facts as sentences ------------------------------------------------------------------------
+
+#: One sentence template per fact kind.
+FACT_TEMPLATES = {
+    "role": "{Seat}'s role is {value}.",
+    "side": "{Seat} is {value}.",
+    "merlin_or_morgana": "Merlin and Morgana are {value}, in some order.",
+    "quest": "Quest {subject} {value}.",
+    "fails": "Quest {subject} had {value} fail cards.",
+    "team": "The team for quest {subject} is {value}.",
+    "vote": "{Seat} voted {value}.",
+}
+_QUEST_WORDS = {"success": "succeeded", "fail": "failed"}
+
+_SEAT = "(" + "|".join(SEATS) + r")\b"
+_SEATS = rf"({'|'.join(SEATS)})\b((?:, (?:{'|'.join(SEATS)})\b)*+)"
+_ROLE = "(" + "|".join(r.lower() for r in ROLES) + r")\b"
+_K = r"([1-5])(?!\d)"
+#: Every fact sentence in one pattern, so a text is scanned once (groups by kind below).
+_FACT = re.compile(
+    rf"\b(?:{_SEAT}(?:'s role is {_ROLE}| is (good|evil)\b| voted (approve|reject)\b)"
+    rf"|Merlin and Morgana are {_SEAT} and {_SEAT}"
+    rf"|Quest {_K} (?:(succeeded|failed)\b|had (\d{{1,2}})(?!\d) fail cards?\b)"
+    rf"|The team for quest {_K} is {_SEATS})",
+    re.I,
+)
+_ROLE_NAMES = {r.lower(): r for r in ROLES}
+
+
+def _name(seat: str) -> str:
+    return seat.capitalize()
+
+
+def _names(seats: Sequence[str]) -> str:
+    return ", ".join(_name(s) for s in seats)
+
+
+def fact_sentence(key: tuple, value) -> str:
+    """The sentence that states one fact (``""`` for a fact with no sentence)."""
+    kind = key[0]
+    if kind in ("role", "side", "vote"):
+        return FACT_TEMPLATES[kind].format(Seat=_name(key[1]), value=value)
+    if kind == "merlin_or_morgana":
+        return FACT_TEMPLATES[kind].format(value=" and ".join(_name(s) for s in value))
+    if kind == "quest":
+        return FACT_TEMPLATES[kind].format(subject=key[1], value=_QUEST_WORDS[value])
+    if kind == "fails":
+        return FACT_TEMPLATES[kind].format(subject=key[1], value=value)
+    if kind == "team":
+        return FACT_TEMPLATES[kind].format(subject=key[1], value=_names(value))
+    return ""
+
+
+def facts_text(facts: Mapping) -> str:
+    """Facts as sentences, one after another (:func:`parse_facts` reads them back)."""
+    return " ".join(filter(None, (fact_sentence(k, v) for k, v in facts.items())))
+
+
+def parse_facts(text: str) -> dict:
+    """The facts ``text`` states in the moderator's sentences (later statements win)."""
+    facts: dict = {}
+    for m in _FACT.finditer(text):
+        seat, role, side, vote, pair_a, pair_b, k, result, fails, team_k, first, rest = m.groups()
+        if seat and role:
+            facts[("role", seat.lower())] = _ROLE_NAMES[role.lower()]
+        elif seat and side:
+            facts[("side", seat.lower())] = side.lower()
+        elif seat and vote:
+            facts[("vote", seat.lower())] = vote.lower()
+        elif pair_a and pair_a.lower() != pair_b.lower():
+            facts[("merlin_or_morgana",)] = tuple(sorted((pair_a.lower(), pair_b.lower())))
+        elif k and result:
+            facts[("quest", int(k))] = "success" if result.lower() == "succeeded" else "fail"
+        elif k and fails:
+            facts[("fails", int(k))] = int(fails)
+        elif team_k:
+            others = [s for s in rest.lower().split(", ") if s]
+            facts[("team", int(team_k))] = (first.lower(), *others)
+    return facts
+
+
+def claim_forms() -> list[str]:
+    """One example of each fact sentence."""
+    examples = {
+        ("role", "alpha"): "Merlin",
+        ("side", "bravo"): "evil",
+        ("merlin_or_morgana",): ("charlie", "delta"),
+        ("quest", 1): "success",
+        ("fails", 2): 1,
+        ("team", 3): ("alpha", "echo"),
+        ("vote", "echo"): "approve",
+    }
+    return [fact_sentence(k, v) for k, v in examples.items()]
+
+
+# -- observations ------------------------------------------------------------------------------
+
+PHASE_WORDS = {
+    "propose": "the leader proposes a team",
+    "discuss": "discussion of the proposed team",
+    "vote": "everyone votes on the team, in secret",
+    "quest": "the team plays its quest cards, face down",
+    "assassinate": "the Assassin names the player they think is Merlin",
+    "lady": "the holder of the Lady of the Lake examines a player",
+    "over": "the game is over",
+}
+
+
+def observation_text(
+    s: State,
+    rules: Rules,
+    seat: int,
+    known: Mapping,
+    phase: str,
+    to_act: bool,
+    messages: Sequence[Event],
+    reason: str | None,
+) -> str:
+    """What the moderator tells ``seat`` now: its role and knowledge, the game, its move."""
+    me = s.seats[seat]
+    private = {k: v for k, v in known.items() if k[0] in ("role", "side", "merlin_or_morgana")}
+    lines = [f"You are {_name(me)}, seat {seat + 1} of {s.n}. {facts_text(private)}"]
+    if s.stage == "over":
+        winner = f"The {s.winner} side wins ({s.ended_by.replace('_', ' ')})."
+        lines.append(f"The game is over. {winner}")
+    else:
+        k = min(s.quest, QUESTS - 1)
+        lines.append(
+            f"Quest {k + 1} of {QUESTS}: a team of {TEAM_SIZES[s.n][k]}; "
+            f"{FAILS_NEEDED[s.n][k]} fail card(s) fail it. Rejected proposals in a row: "
+            f"{s.rejections} of {MAX_REJECTIONS}. Leader: {_name(s.seats[s.leader])}."
+        )
+    results = {k: v for k, v in known.items() if k[0] in ("quest", "fails")}
+    lines.append(f"Results so far: {facts_text(results) or 'none yet.'}")
+    if s.proposal is not None:
+        lines.append(fact_sentence(("team", s.quest + 1), [s.seats[i] for i in s.proposal.team]))
+    votes = {k: v for k, v in known.items() if k[0] == "vote"}
+    if votes:
+        lines.append(f"Last vote: {facts_text(votes)}")
+    if s.lady is not None:
+        lines.append(f"The Lady of the Lake is held by {_name(s.seats[s.lady])}.")
+    if s.stage != "over":
+        lines.append(f"Now: {PHASE_WORDS[phase]}. {_your_move(s, seat, phase, to_act)}")
+    if reason:
+        lines.append(f"Your last action was invalid: {reason}")
+    if messages:
+        lines.append(MESSAGES_HEADER)
+        lines.extend(message_line(e.actor, e.note) for e in messages)
+    return "\n".join(lines)
+
+
+def _your_move(s: State, seat: int, phase: str, to_act: bool) -> str:
+    if not to_act:
+        return "You wait for your turn."
+    if phase == "propose":
+        size = s.team_size()
+        return f"You are the leader: propose a team of {size} (for example 'propose alpha, ...')."
+    if phase == "discuss":
+        return "Your turn to speak: what you say is your move."
+    if phase == "vote":
+        return "Vote: approve or reject."
+    if phase == "quest":
+        return "Play a quest card: success" + (" or fail." if s.side(seat) == "evil" else ".")
+    if phase == "assassinate":
+        return "You are the Assassin: name the player you think is Merlin."
+    return "Examine a player who has not held the Lady of the Lake: you will learn their side."
+
+
+RULES_TEMPLATE = """\
+You are {name}, one of {n} players of The Resistance: Avalon: {seats} (seat numbers 1 to {n}).
+Sides: {good} good (loyal servants of Arthur) and {evil} evil (minions of Mordred); roles in \
+this game: {roles}. Each player's role is secret.
+What roles see at the start: Merlin sees the evil players, except Mordred; Percival sees \
+Merlin and Morgana without knowing which is which; evil players see each other, except \
+Oberon, who sees no one and whom no one sees; loyal servants see no one.
+Five quests; team sizes {sizes}; fail cards that fail a quest: {fails}.
+Each round the leader proposes a team of the quest's size; {discussion}then everyone votes \
+approve or reject at once, unseen until all have voted, and a strict majority approves. \
+{rejections} A rejection passes the lead to the next player.
+The team plays quest cards face down: good players must play success; evil players may play \
+success or fail. Only the number of fail cards is announced.
+Three failed quests: evil wins. Three successful quests: {assassin}{lady}
+Actions: 'propose alpha, bravo' or 'team: 1, 2'; 'approve' or 'reject'; 'success' or 'fail'; \
+'assassinate charlie'; 'examine delta'. In the discussion your reply is what you say.
+{reply_format}"""
+
+
+def rules_text(s: State, rules: Rules, seat: int) -> str:
+    """The rules as told to ``seat`` (no secret in them: the role set is public)."""
+    n = s.n
+    counts: dict[str, int] = {}
+    for role in sorted(s.roles, key=list(ROLES).index):
+        counts[role] = counts.get(role, 0) + 1
+    roles = ", ".join(f"{c} {r}" if c > 1 else r for r, c in counts.items())
+    good = sum(ROLES[r] == "good" for r in s.roles)
+    passes = rules.discussion
+    discussion = (
+        f"then {passes} pass(es) of discussion around the table, starting after the leader; "
+        if passes
+        else ""
+    )
+    rejections = (
+        f"The {MAX_REJECTIONS}th proposal in a row goes on the quest without a vote."
+        if rules.fifth_proposal == "forced"
+        else f"{MAX_REJECTIONS} rejected proposals in a row: evil wins."
+    )
+    assassin = (
+        "the Assassin names one player; if that is Merlin evil wins, otherwise good wins."
+        if "Assassin" in s.roles
+        else "good wins."
+    )
+    lady = (
+        "\nLady of the Lake: after quests 2, 3 and 4 its holder examines a player who has not "
+        "held it and privately learns their side; the card passes to that player."
+        if rules.lady_of_the_lake
+        else ""
+    )
+    return RULES_TEMPLATE.format(
+        name=_name(s.seats[seat]),
+        n=n,
+        seats=_names(s.seats),
+        good=good,
+        evil=n - good,
+        roles=roles,
+        sizes=", ".join(map(str, TEAM_SIZES[n])),
+        fails=", ".join(map(str, FAILS_NEEDED[n])),
+        discussion=discussion,
+        rejections=rejections,
+        assassin=assassin,
+        lady=lady,
+        reply_format=REPLY_FORMAT_HELP,
+    )
+
+
+def legal_actions_text(s: State, seat: int, phase: str, legal: Sequence[int]) -> list[str]:
+    """The legal actions of ``seat`` now, in words."""
+    if phase == "discuss":
+        return ["say what you think of the team, in your own words"]
+    if phase == "propose":
+        teams = TEAMS[s.n][s.team_size()]
+        return ["propose " + ", ".join(s.seats[i] for i in teams[t]) for t in legal]
+    if phase == "vote":
+        return [VOTES[v] for v in legal]
+    if phase == "quest":
+        return [CARDS[c] for c in legal]
+    verb = "assassinate" if phase == "assassinate" else "examine"
+    return [f"{verb} {s.seats[j]}" for j in legal]
+
+
+# -- parsing replies into actions -------------------------------------------------------------
+
+_MENTION = re.compile(rf"\b(?:{_SEAT}|(\d++))", re.I)
+_VOTE = re.compile(r"\b(approve|reject)\w*+", re.I)
+_CARD = re.compile(r"\b(succe|fail)\w*+", re.I)
+
+
+def _mentions(s: State, text: str) -> tuple[list[int], str]:
+    """The seats ``text`` names (by name or number), in order, or a reason."""
+    seats = []
+    for m in _MENTION.finditer(text):
+        if m.group(1):
+            index = SEATS.index(m.group(1).lower())
+        else:
+            digits = m.group(2)
+            index = int(digits) - 1 if len(digits) <= 2 else -1
+        if not 0 <= index < s.n:
+            return (
+                [],
+                f"{m.group(0)[:20]!r} is no player here (players 1 to {s.n}: {_names(s.seats)})",
+            )
+        seats.append(index)
+    return seats, ""
+
+
+def parse_action(s: State, seat: int, phase: str, legal: Sequence[int], text: str) -> ActionParse:
+    """Read the action part of a reply into an action index, or say why it is none."""
+    if phase == "vote":
+        found = {m.group(1).lower() for m in _VOTE.finditer(text)}
+        if len(found) == 1:
+            return ActionParse(VOTES.index(found.pop()))
+        return ActionParse(None, "vote with exactly one of: approve, reject")
+    if phase == "quest":
+        found = {m.group(1).lower() for m in _CARD.finditer(text)}
+        if len(found) == 1:
+            return ActionParse(0 if found.pop() == "succe" else 1)
+        return ActionParse(None, "play exactly one card: " + " or ".join(CARDS[c] for c in legal))
+    if phase not in ("propose", "assassinate", "lady"):
+        return ActionParse(None, "it is not your turn to act; wait for your turn")
+    seats, reason = _mentions(s, text)
+    if reason:
+        return ActionParse(None, reason)
+    if phase == "propose":
+        size = s.team_size()
+        if len(set(seats)) != len(seats):
+            return ActionParse(None, f"name each player once; a team of {size} has {size} players")
+        if len(seats) != size:
+            return ActionParse(
+                None, f"name {size} players for the team (you named {len(seats)}), "
+                "for example 'propose alpha, bravo'",
+            )  # fmt: skip
+        return ActionParse(TEAMS[s.n][size].index(tuple(sorted(seats))))
+    verb = "assassinate" if phase == "assassinate" else "examine"
+    if len(set(seats)) != 1:
+        return ActionParse(None, f"name exactly one player, for example '{verb} charlie'")
+    if seats[0] not in legal:
+        return ActionParse(None, f"you cannot {verb} {_name(s.seats[seats[0]])}; "
+                           f"choose among {_names([s.seats[j] for j in legal])}")  # fmt: skip
+    return ActionParse(seats[0])
