@@ -139,6 +139,7 @@ class AvalonEnv(TaskEnv):
 
     metadata = {"name": "avalon_v0", "render_modes": ["ansi", "human"]}
     schedule = PhaseQueue()
+    scripted_policy = "mase.envs.avalon.bots:AvalonBot"
 
     def __init__(
         self,
