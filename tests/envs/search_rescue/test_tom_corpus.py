@@ -12,6 +12,7 @@ import re
 from collections import Counter
 
 import pytest
+from scenarios import BOMBS
 from tom_corpus import CASES
 
 import mase
@@ -20,13 +21,8 @@ from mase.probes import Question, true_answer
 from mase.wrappers import MessageChannel
 
 #: The five cases the ground-truth audit found wrong (bomb 2 in room 3, sequence red, blue).
-_AUDIT_BOMBS = {
-    1: (0, ("red",)),
-    2: (3, ("red", "blue")),
-    3: (5, ("green", "blue")),
-    4: (6, ("blue",)),
-    5: (8, ("red", "green", "blue")),
-}
+_AUDIT_BOMBS = {**BOMBS, 2: (3, ("red", "blue"))}
+_AUDIT_TOLD = "alpha: pass | to bravo: Bomb 2 remaining sequence: red, blue."
 AUDIT = [
     {
         "name": "audit 1: inspected alone, then the sequence told in the game's sentence",
@@ -36,24 +32,7 @@ AUDIT = [
             "alpha: inspect",
             "bravo: pass",
             "charlie: pass",
-            "alpha: pass | to bravo: Bomb 2 remaining sequence: red, blue.",
-            "bravo: pass",
-        ],
-        "ask": [
-            ("alpha", "first_order", "bravo", "sequence", 2, "yes", "told by alpha"),
-            ("bravo", "second_order", "alpha", "sequence", 2, "yes", "alpha told bravo"),
-            ("alpha", "second_order", "bravo", "sequence", 2, "yes", "bravo got it from alpha"),
-        ],
-    },
-    {
-        "name": "audit 1b: the same in plain words",
-        "start": {"alpha": 3, "bravo": 0, "charlie": 8},
-        "bombs": _AUDIT_BOMBS,
-        "turns": [
-            "alpha: inspect",
-            "bravo: pass",
-            "charlie: pass",
-            "alpha: pass | to bravo: bomb 2 needs red then blue",
+            _AUDIT_TOLD,
             "bravo: pass",
         ],
         "ask": [
@@ -116,6 +95,19 @@ AUDIT = [
     },
 ]
 
+#: Audit 1b: the same, in plain words.
+AUDIT.insert(
+    1,
+    {
+        **AUDIT[0],
+        "name": "audit 1b: the same in plain words",
+        "turns": [
+            t if t != _AUDIT_TOLD else "alpha: pass | to bravo: bomb 2 needs red then blue"
+            for t in AUDIT[0]["turns"]
+        ],
+    },
+)
+
 _TURN = re.compile(r"^(\w+):\s*(.+?)(?:\s*\|\s*to (\w+):\s*(.*))?$", re.S)
 
 
@@ -133,13 +125,7 @@ def play_case(case: dict):
     env.reset(seed=0)
     base = env.unwrapped
     base.world.positions = dict(case["start"])
-    bombs = case.get("bombs") or {
-        1: (0, ("red",)),
-        2: (3, ("red", "green")),
-        3: (5, ("green", "blue")),
-        4: (6, ("blue",)),
-        5: (8, ("red", "green", "blue")),
-    }
+    bombs = case.get("bombs") or BOMBS
     base.world.bombs = [world.Bomb(int(i), room, tuple(seq)) for i, (room, seq) in bombs.items()]
     base.world.bombs.sort(key=lambda b: b.id)
     layout = base.layout
