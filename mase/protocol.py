@@ -248,6 +248,28 @@ CLAIMS_REQUEST = (
     "no fact, reply: none"
 )
 
+#: The line before what a CodeAct agent remembers: the latest events it saw, oldest first.
+MEMORY_HEADER = "What you remember (oldest first):"
+
+#: The line before the facts a CodeAct agent's program reads (JSON, as the variable ``facts``).
+FACTS_HEADER = "Facts (your program reads them as the variable `facts`):"
+
+#: Asks for a program over the facts (CodeAct's code-driven reasoning).
+CODE_REQUEST = (
+    "Write a Python program that reads `facts` and prints what will help you choose your next "
+    "action (the standard library only; no files, no network). Reply with the whole program "
+    "in one ```python block."
+)
+
+#: Sent after a program failed; ``{feedback}`` is the sandbox's account of what went wrong.
+CODE_FEEDBACK = (
+    "Your program failed. {feedback}\nFix it and reply with the whole program in one "
+    "```python block."
+)
+
+#: The line before a program's output in an action prompt.
+PROGRAM_OUTPUT = "Your program printed:"
+
 #: Sent after a reply that names no legal action; ``{reason}`` is the env's explanation.
 FEEDBACK = (
     "Your reply could not be carried out: {reason} Choose again, in the format the rules give."

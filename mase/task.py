@@ -29,7 +29,8 @@ and, when it needs them: ``schedule`` (class attribute, default :class:`RoundRob
 :meth:`TaskEnv.finish` to end the episode), ``check_action`` (what counts as an action of its
 kind), ``turn_view`` (what an agent sees at the start of its turn, for the knowledge tracker),
 ``invalid_event`` and ``explain_invalid``, ``metrics``, ``state``, ``_render`` and
-``next_round`` (to keep ``round`` in the task's own world too). Optional hooks switch on more of the
+``next_round`` (to keep ``round`` in the task's own world too), ``side_of`` (who plays for whom,
+when the seats are not all one team). Optional hooks switch on more of the
 suite: ``true_facts`` (the ground truth :class:`mase.wrappers.ToMProbe` scores against),
 ``parse_facts`` and ``facts_text`` (messages' claims enter the tracker through them),
 ``belief_template``, ``oracle_belief`` and ``belief_facts`` (:class:`mase.wrappers.BeliefState`
@@ -122,6 +123,9 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     language_model: str | None = None
     #: ``"module:attribute"`` of the task's built-in Theory-of-Mind probe hooks (a sequence).
     tom_probes: str | None = None
+    #: The sides :meth:`side_of` deals, when seats are dealt sides per episode (a team spec
+    #: may then name a side: ``"scripted,good=deduction"``); empty for one team.
+    sides: tuple[str, ...] = ()
     #: Named policies of this task (planners, trained checkpoints): name -> ``"module:factory"``;
     #: the factory takes the text after ``name:`` in a team spec (``None`` when absent).
     policies: Mapping[str, str] = {}
@@ -366,6 +370,20 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
             return parsed.action
         return self.check_action(agent, action)
 
+    def read_action(self, agent: str, text: str) -> ActionParse:
+        """Read a reply as :meth:`step` will take it.
+
+        In a speech phase the acting agent's whole reply is what it says (any text but an empty
+        one); otherwise the protocol's parts, then ``parse_action``
+        (:meth:`mase.language.TaskLanguage.read_action`).
+        """
+        phase = self._phase
+        if phase is not None and phase.speech and agent == self.agent_selection:
+            if not isinstance(text, str) or not text.strip():
+                return ActionParse(None, "say something: in this phase what you say is your move")
+            return ActionParse(text)
+        return super().read_action(agent, text)
+
     def check_action(self, agent: str, action: Any) -> Any:
         """An action of the task's kind from a non-text input, or :class:`InvalidAction`.
 
@@ -498,6 +516,25 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     def rules_in_play(self) -> str:
         """The rule options this env plays by, in a line for tables ("" when it has none)."""
         return ""
+
+    def side_of(self, agent: str) -> str:
+        """The side ``agent`` plays for this episode: seats of one side share their goal.
+
+        Ground truth for trainers, evaluations and tests (``mase train mappo --learn SIDE``),
+        never part of a player's view: in a hidden-role task it is the hidden role's side. The
+        default is one side, ``"team"``, for cooperative tasks.
+        """
+        return "team"
+
+    def code_facts(self, agent: str) -> dict[str, Any]:
+        """The facts a CodeAct agent's program reads (JSON-ready): what ``agent`` holds now.
+
+        The default lists the agent's :meth:`turn_view` as ``[key..., value]`` rows; a task
+        gives its own, shaped for programs, from what the agent may know and nothing more.
+        """
+        view = self.turn_view(agent) or {}
+        rows = [[*map(_plain, key), _plain(value)] for key, value in view.items()]
+        return {"agent": agent, "round": self.round, "facts": rows}
 
     def metrics(self) -> dict[str, Any]:
         """Episode measures, in ``info["metrics"]`` at the end; tasks add their own."""
@@ -657,3 +694,14 @@ def _outcome(outcome: Any) -> tuple[Sequence[Event], float | Mapping[str, float]
 def _mask_size(space: spaces.Space) -> int | None:
     """Length of the action mask for ``space``: ``Discrete`` spaces only."""
     return int(space.n) if isinstance(space, spaces.Discrete) else None
+
+
+def _plain(value: Any) -> Any:
+    """A value as JSON holds it: tuples and sets as lists, other objects as text."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return str(value)

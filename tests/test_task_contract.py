@@ -27,7 +27,7 @@ import pytest
 
 import mase
 from mase.actions import brief
-from mase.agents import LLMAgent, RandomPolicy
+from mase.agents import CodeActAgent, LLMAgent, RandomPolicy
 from mase.checks import check_task
 from mase.fuzz import KINDS, fuzz_task
 from mase.llm import LLMConfig, offline_server
@@ -244,6 +244,44 @@ def test_an_episode_of_llm_seats_on_the_offline_model(env_id):
     assert metrics["llm_valid_output_rate"] > 0.5
     for probe in record.get("probes", []):
         assert isinstance(probe["truth"], bool) and probe["reply"] is not None
+
+
+@pytest.mark.parametrize("env_id", declaring("language_model"))
+def test_an_episode_of_codeact_seats_on_the_offline_model(env_id):
+    env = MessageChannel(mase.make(env_id))
+    with offline_server(env_id) as server:
+        config = LLMConfig(base_url=server.base_url, cache=False)
+        team = {seat: CodeActAgent(config, memory=15) for seat in env.possible_agents}
+        record = run_episode(env, team, seed=1)
+    metrics = record["metrics"]
+    assert metrics["llm_errors"] == 0 and metrics["code_runs"] > 0
+    assert metrics["llm_valid_output_rate"] > 0.5
+    assert metrics["code_runs"] == metrics["code_calls"]  # every program it wrote was run
+
+
+@pytest.mark.parametrize("env_id", TASKS)
+def test_in_a_speech_phase_a_reply_is_read_as_step_takes_it(env_id):
+    """An LLM seat checks its reply with ``read_action`` before the env takes it: in a speech
+    phase both must agree that what one says is the move (found once, in Avalon's discussion,
+    where every utterance was read as an invalid move)."""
+    env = mase.make(env_id)
+    env.reset(seed=0)
+    base, policy = env.unwrapped, RandomPolicy()
+    for _ in range(300):
+        if not env.agents:
+            break
+        agent = env.agent_selection
+        if base.phase is not None and base.phase.speech:
+            assert base.read_action(agent, "I trust Bravo.").action == "I trust Bravo."
+            assert base.read_action(agent, "   ").action is None
+            before = base.invalid_actions
+            env.step("I trust Bravo.")
+            assert base.invalid_actions == before
+            return
+        policy.reset(agent, env)
+        obs, _, term, trunc, info = env.last()
+        env.step(None if term or trunc else policy.act(obs, info))
+    pytest.skip("no speech phase in the first 300 turns")
 
 
 # -- leaks ------------------------------------------------------------------------------------

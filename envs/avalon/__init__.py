@@ -1,6 +1,7 @@
 """The Resistance: Avalon (AvalonPlay, Shi et al. 2023; AvalonBench, Light et al. 2023).
 
-The package declares the task (:data:`TASK`: its id; no presets yet). The rules are data in
+The package declares the task (:data:`TASK`: its id, and AvalonPlay's and AvalonBench's
+settings as presets, :mod:`.paper`). The rules are data in
 :mod:`.roles` (role sets, quest tables, who sees whom) and a pure core in :mod:`.world`; the
 env class (:class:`.env.AvalonEnv`) is the task's documentation page.
 """
@@ -9,7 +10,13 @@ from typing import Any
 
 from mase.tasks import TaskPackage
 
-TASK = TaskPackage(envs={"mase/Avalon-v0": "mase.envs.avalon.env:AvalonEnv"})
+TASK = TaskPackage(
+    envs={"mase/Avalon-v0": "mase.envs.avalon.env:AvalonEnv"},
+    presets={
+        "avalonplay-7": "mase.envs.avalon.paper:AVALONPLAY_7",
+        "avalonbench-5": "mase.envs.avalon.paper:AVALONBENCH_5",
+    },
+)
 
 
 def env(**kwargs: Any) -> Any:

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from mase.envs.avalon import beliefs, deduction, vector, world
 from mase.envs.avalon import text as words
-from mase.envs.avalon import vector, world
 from mase.envs.avalon.roles import LADY_MIN_PLAYERS, ROLES, SEATS, TEAMS, resolve_roles
 from mase.events import Event
 from mase.task import ActionParse, Outcome, Phase, PhaseQueue, TaskEnv
@@ -98,16 +98,23 @@ class AvalonEnv(TaskEnv):
 
     Rewards:
         At the end, +1 to each player of the winning side and -1 to each of the other; 0 on
-        every other step.
+        every other step. With ``quest_reward`` r above 0 (shaping for training), each quest
+        also gives +r to each player of the side that won it (good: a success, evil: a fail);
+        nothing is taken from the other side, so that stalling (five rejections) never looks
+        cheaper than losing quests.
 
     Termination:
         Terminated when a side wins. A round is a quest (its proposals, discussion, votes and
         cards); the Assassin acts in the round after the third success, the Lady of the Lake at
-        the start of the round after quests 2 to 4. ``info["metrics"]``: ``winner``, ``ended_by``
-        (``three_fails``, ``five_rejections``, ``assassin_hit``, ``assassin_missed``,
-        ``three_successes``), quests won and lost, ``quest_results``, ``proposals``,
-        ``team_selection_accuracy`` (share of proposals with no evil member), ``votes``,
-        ``approval_rate``, and the core's rounds, turns and valid-action rate.
+        the start of the round after quests 2 to 4. ``info["metrics"]``: ``winner``, ``good_won``,
+        ``evil_won``, ``ended_by`` (``three_fails``, ``five_rejections``, ``assassin_hit``,
+        ``assassin_missed``, ``three_successes``), quests won and lost, ``quest_results``,
+        ``quest_success_rate`` and ``quest<k>_success`` (each quest played), ``proposals``,
+        ``team_selection_accuracy`` (share of proposals with no evil member),
+        ``vote_accuracy`` (share of good players' votes that approve a team without evil or
+        reject one with), ``votes``, ``approval_rate``, ``merlin_assassinated`` and
+        ``assassination_accuracy`` (when the Assassin named someone), and the core's rounds,
+        turns and valid-action rate.
 
     Arguments:
         >>> import mase
@@ -129,7 +136,8 @@ class AvalonEnv(TaskEnv):
         official set of ``n_players``) or a tuple of role names, checked against the official
         split. ``discussion`` (1): passes of discussion per proposal (0: none).
         ``fifth_proposal``: ``"official"`` (five rejections: evil wins) or ``"forced"``
-        (AvalonPlay, AvalonBench). ``lady_of_the_lake`` (False; 7+ players). ``max_cycles``
+        (AvalonPlay, AvalonBench). ``lady_of_the_lake`` (False; 7+ players). ``quest_reward``
+        (0.0): the shaping reward of each quest (see Rewards). ``max_cycles``
         (``None``): a round limit (the rules end a game within 6 rounds). ``obs_mode``
         (``"both"``), ``render_mode`` (``None``, ``"ansi"`` or ``"human"``).
 
@@ -140,6 +148,14 @@ class AvalonEnv(TaskEnv):
     metadata = {"name": "avalon_v0", "render_modes": ["ansi", "human"]}
     schedule = PhaseQueue()
     scripted_policy = "mase.envs.avalon.bots:AvalonBot"
+    sides = ("good", "evil")
+    tom_probes = "mase.envs.avalon.tom:ROLE_PROBES"
+    language_model = "mase.envs.avalon.language_model:respond"
+    policies = {
+        "deduction": "mase.envs.avalon.deduction_player:make_player",
+        "mappo-good": "mase.envs.avalon.policies:mappo_good",
+        "mappo-evil": "mase.envs.avalon.policies:mappo_evil",
+    }
 
     def __init__(
         self,
@@ -148,6 +164,7 @@ class AvalonEnv(TaskEnv):
         discussion: int = 1,
         fifth_proposal: world.FifthProposal = "official",
         lady_of_the_lake: bool = False,
+        quest_reward: float = 0.0,
         max_cycles: int | None = None,
         obs_mode: str = "both",
         render_mode: str | None = None,
@@ -170,6 +187,11 @@ class AvalonEnv(TaskEnv):
             raise ValueError(
                 f"the Lady of the Lake is for {LADY_MIN_PLAYERS} or more players, not {n}"
             )
+        if isinstance(quest_reward, bool) or not isinstance(quest_reward, int | float):
+            raise ValueError(f"quest_reward must be a number, got {quest_reward!r}")
+        if quest_reward < 0:
+            raise ValueError(f"quest_reward must be 0 (off) or above, got {quest_reward!r}")
+        self.quest_reward = float(quest_reward)
         self.rules = world.Rules(n, fifth_proposal, discussion, lady_of_the_lake)
         self.possible_agents = list(SEATS[:n])
         # spaces
@@ -229,26 +251,80 @@ class AvalonEnv(TaskEnv):
         """The rules at the end of a phase; at the end of the game, the rewards."""
         s = self.world
         events = _ENDS[phase.name](s, self.rules)
+        reward = dict.fromkeys(self.possible_agents, 0.0)
+        if phase.name == "quest" and self.quest_reward:  # shaping: the quest's winners gain
+            gains = "good" if s.results[-1] == "success" else "evil"
+            for i, a in enumerate(self.possible_agents):
+                reward[a] = self.quest_reward if s.side(i) == gains else 0.0
         if s.winner is None:
-            return Outcome(events)
+            return Outcome(events, reward)
         self.finish(s.ended_by)
-        return Outcome(events, {a: 1.0 if s.side(i) == s.winner else -1.0 for i, a in
-                                enumerate(self.possible_agents)})  # fmt: skip
+        for i, a in enumerate(self.possible_agents):
+            reward[a] += 1.0 if s.side(i) == s.winner else -1.0
+        return Outcome(events, reward)
 
     def next_round(self) -> None:
         """Count a new round (a quest), in the world too."""
         self.round += 1
         self.world.round = self.round
 
+    def side_of(self, agent: str) -> str:
+        """``"good"`` or ``"evil"``: the side of the role dealt to ``agent`` (hidden from play)."""
+        if self.world is None:
+            raise RuntimeError("call reset() before side_of()")
+        return self.world.side(self.possible_agents.index(agent))
+
+    def belief_template(self, agent: str) -> str:
+        """The belief before play (:func:`.beliefs.template`): one's own role, the rest unknown."""
+        return beliefs.template(self._started_world(), self.possible_agents.index(agent))
+
+    def oracle_belief(self, agent: str) -> str:
+        """What ``agent`` could believe now from its own view (:func:`.beliefs.oracle`)."""
+        text = beliefs.oracle(self._started_world(), self.possible_agents.index(agent))
+        return beliefs.with_observation(text, self.observe_text(agent))
+
+    def belief_facts(self, text: str) -> dict:
+        """The sides and roles a belief states (:func:`.beliefs.facts`)."""
+        return beliefs.facts(text)
+
+    def _started_world(self) -> world.State:
+        if self.world is None:
+            raise RuntimeError("call reset() first")
+        return self.world
+
+    def code_facts(self, agent: str) -> dict[str, Any]:
+        """What ``agent`` has seen, as JSON facts for programs (:func:`.evidence_facts`)."""
+        if self.world is None:
+            raise RuntimeError("call reset() before code_facts()")
+        seat = self.possible_agents.index(agent)
+        return deduction.evidence_facts(deduction.evidence(self.world, seat), self.world.seats)
+
     def metrics(self) -> dict[str, Any]:
         """Who won and how, quests, proposals, team-selection accuracy, votes."""
         s = self.world
         clean = [all(s.side(i) == "good" for i in p.team) for p in s.proposals]
         votes = [v for p in s.proposals if p.votes for v in p.votes.values()]
+        # a good player's vote is right when it approves a team without evil, or rejects one
+        judged = [
+            v == ok
+            for p, ok in zip(s.proposals, clean, strict=True)
+            if p.votes
+            for i, v in p.votes.items()
+            if s.side(i) == "good"
+        ]
+        played = len(s.results)
+        per_quest = {f"quest{k}_success": float(r == "success") for k, r in
+                     enumerate(s.results, 1)}  # fmt: skip
+        if s.target is not None:
+            per_quest["assassination_accuracy"] = float(s.roles[s.target] == "Merlin")
         return {
             **super().metrics(),
             "winner": s.winner or "",
             "good_won": float(s.winner == "good"),
+            "evil_won": float(s.winner == "evil"),
+            "quest_success_rate": s.results.count("success") / played if played else 0.0,
+            **per_quest,
+            "vote_accuracy": float(np.mean(judged)) if judged else 0.0,
             "quests_succeeded": s.results.count("success"),
             "quests_failed": s.results.count("fail"),
             "quest_results": list(s.results),

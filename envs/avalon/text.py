@@ -36,7 +36,15 @@ from mase.envs.avalon.roles import (
     TEAM_SIZES,
     TEAMS,
 )
-from mase.envs.avalon.world import CARDS, VOTES, Rules, State
+from mase.envs.avalon.world import (
+    CARDS,
+    VOTES,
+    Rules,
+    State,
+    assassination_facts,
+    lady_facts,
+    start_facts,
+)
 from mase.events import Event
 from mase.protocol import MESSAGES_HEADER, REPLY_FORMAT_HELP, message_line
 
@@ -160,8 +168,13 @@ def observation_text(
 ) -> str:
     """What the moderator tells ``seat`` now: its role and knowledge, the game, its move."""
     me = s.seats[seat]
-    private = {k: v for k, v in known.items() if k[0] in ("role", "side", "merlin_or_morgana")}
+    # the first line is what the role showed at the start (and the Assassin's public act);
+    # the Lady of the Lake's answers have a line of their own
+    private = {**start_facts(s, seat), **assassination_facts(s)}
     lines = [f"You are {_name(me)}, seat {seat + 1} of {s.n}. {facts_text(private)}"]
+    lady = lady_facts(s, seat)
+    if lady:
+        lines.append(f"{LADY_HEADER} {facts_text(lady)}")
     if s.stage == "over":
         winner = f"The {s.winner} side wins ({s.ended_by.replace('_', ' ')})."
         lines.append(f"The game is over. {winner}")
@@ -174,11 +187,19 @@ def observation_text(
         )
     results = {k: v for k, v in known.items() if k[0] in ("quest", "fails")}
     lines.append(f"Results so far: {facts_text(results) or 'none yet.'}")
+    mine = [(k, cards[seat]) for k, cards in enumerate(s.played, 1) if seat in cards]
+    if mine:
+        played = ", ".join(f"quest {k} {CARDS[card]}" for k, card in mine)
+        lines.append(f"{CARDS_HEADER} {played}.")
     if s.proposal is not None:
         lines.append(fact_sentence(("team", s.quest + 1), [s.seats[i] for i in s.proposal.team]))
     votes = {k: v for k, v in known.items() if k[0] == "vote"}
     if votes:
         lines.append(f"Last vote: {facts_text(votes)}")
+    history = history_lines(s)
+    if history:
+        lines.append(HISTORY_HEADER)
+        lines.extend(history)
     if s.lady is not None:
         lines.append(f"The Lady of the Lake is held by {_name(s.seats[s.lady])}.")
     if s.stage != "over":
@@ -189,6 +210,83 @@ def observation_text(
         lines.append(MESSAGES_HEADER)
         lines.extend(message_line(e.actor, e.note) for e in messages)
     return "\n".join(lines)
+
+
+#: Opens the line of the seat's own quest cards (seen by it alone).
+CARDS_HEADER = "Your quest cards:"
+_OWN_CARD = re.compile(r"\bquest ([1-5]) (success|fail)\b")
+
+
+def parse_own_cards(text: str) -> dict[int, int]:
+    """The seat's own cards its observation states: quest (1-based) -> 0 success, 1 fail."""
+    line = next((x for x in text.splitlines() if x.startswith(CARDS_HEADER)), "")
+    return {int(k): CARDS.index(card) for k, card in _OWN_CARD.findall(line)}
+
+
+#: Opens the line of what the Lady of the Lake showed the seat.
+LADY_HEADER = "The Lady of the Lake showed you:"
+
+#: The line before the proposal history of an observation.
+HISTORY_HEADER = "Proposals so far (the votes as revealed):"
+_NONE = "none"
+
+
+def history_lines(s: State) -> list[str]:
+    """Every decided proposal, one line each: quest, leader, team, and the revealed votes.
+
+    Public knowledge (proposals and votes are shown to everyone), written so that no line
+    reads as a fact sentence; :func:`parse_history` reads the lines back.
+    """
+    lines = []
+    for number, p in enumerate(s.proposals, 1):
+        if p.approved is None:
+            continue  # the proposal on the table: its votes are still secret
+        default = " (default team)" if p.default else ""
+        head = (
+            f"Proposal {number}, quest {p.quest + 1}, leader {_name(s.seats[p.leader])}{default}: "
+            f"team {_names(s.seats[i] for i in p.team)}; "
+        )
+        if p.votes is None:
+            lines.append(head + "no vote (the fifth proposal in a row).")
+            continue
+        ayes = [s.seats[j] for j in sorted(p.votes) if p.votes[j]]
+        noes = [s.seats[j] for j in sorted(p.votes) if not p.votes[j]]
+        lines.append(head + f"approve: {_names(ayes) or _NONE}; reject: {_names(noes) or _NONE}.")
+    return lines
+
+
+_HISTORY = re.compile(
+    rf"^Proposal (\d+), quest {_K}, leader {_SEAT}( \(default team\))?: team {_SEATS}; "
+    rf"(?:(no vote)|approve: ((?:{_SEATS})|{_NONE}); reject: ((?:{_SEATS})|{_NONE}))",
+    re.I | re.M,
+)
+
+
+def parse_history(text: str) -> list[dict]:
+    """The proposals a :data:`HISTORY_HEADER` block states, in order.
+
+    Each as ``{"number", "quest" (1-based), "leader", "team", "default", "votes"}``, with
+    ``votes`` mapping each seat to ``"approve"`` or ``"reject"``, or ``None`` for a fifth
+    proposal sent without a vote.
+    """
+    head, sep, block = text.partition(HISTORY_HEADER)
+    if not sep:
+        return []
+    found = []
+    for m in _HISTORY.finditer(block):
+        number, k, leader, default, first, rest, no_vote, ayes, _, _, noes, _, _ = m.groups()
+        votes = None
+        if not no_vote:
+            votes = {}
+            for value, seats in (("approve", ayes), ("reject", noes)):
+                if seats.lower() != _NONE:
+                    votes.update(dict.fromkeys(seats.lower().split(", "), value))
+        team = (first.lower(), *[t for t in rest.lower().split(", ") if t])
+        found.append({
+            "number": int(number), "quest": int(k), "leader": leader.lower(), "team": team,
+            "default": bool(default), "votes": votes,
+        })  # fmt: skip
+    return found
 
 
 def _your_move(s: State, seat: int, phase: str, to_act: bool) -> str:

@@ -86,6 +86,7 @@ class State:
     votes: dict[int, int] = field(default_factory=dict)  # cast, still secret
     revealed: dict[int, int] = field(default_factory=dict)  # the last vote, revealed
     cards: dict[int, int] = field(default_factory=dict)  # played, never revealed one by one
+    played: list[dict[int, int]] = field(default_factory=list)  # each finished quest's cards
     discussion_left: int = 0
     held_lady: list[int] = field(default_factory=list)
     lady_results: list[tuple[int, int, str]] = field(default_factory=list)  # holder, target
@@ -182,12 +183,11 @@ def percival_facts(s: State, role: str) -> dict:
     return {("role", s.seats[i]): s.roles[i] for i in pair}
 
 
-def known_facts(s: State, seat: int) -> dict:
-    """Every fact ``seat`` holds now by the rules: what its role shows, and what was revealed.
+def start_facts(s: State, seat: int) -> dict:
+    """What ``seat``'s role showed it at the start.
 
-    Its own role and side; the evil players its role sees; Percival's pair; its Lady of the
-    Lake results; the quests' results and fail counts; the last revealed votes; and the
-    Assassin's public act at the end.
+    Its own role and side, the evil players its role sees, and Percival's pair (or Merlin
+    alone).
     """
     me, role = s.seats[seat], s.roles[seat]
     facts: dict = {("role", me): role, ("side", me): ROLES[role]}
@@ -196,9 +196,24 @@ def known_facts(s: State, seat: int) -> dict:
             facts[("side", s.seats[j])] = "evil"
     if role in SEES_MERLIN_OR_MORGANA:
         facts.update(percival_facts(s, role))
-    for holder, target, side in s.lady_results:
-        if holder == seat:
-            facts[("side", s.seats[target])] = side
+    return facts
+
+
+def lady_facts(s: State, seat: int) -> dict:
+    """The sides the Lady of the Lake showed ``seat``."""
+    return {
+        ("side", s.seats[target]): side for holder, target, side in s.lady_results if holder == seat
+    }
+
+
+def known_facts(s: State, seat: int) -> dict:
+    """Every fact ``seat`` holds now by the rules: what its role shows, and what was revealed.
+
+    Its :func:`start_facts`; its :func:`lady_facts`; the quests' results and fail counts; the
+    last revealed votes; and the Assassin's public act at the end.
+    """
+    facts = start_facts(s, seat)
+    facts.update(lady_facts(s, seat))
     for k, (result, fails) in enumerate(zip(s.results, s.fails, strict=True), 1):
         facts[("quest", k)] = result
         facts[("fails", k)] = fails
@@ -342,6 +357,7 @@ def end_quest(s: State, rules: Rules) -> list[Event]:
     of the Lake in play, her holder examines a player first.
     """
     fails = sum(s.cards.get(i, 0) for i in s.proposal.team)
+    s.played.append({i: s.cards.get(i, 0) for i in s.proposal.team})
     s.cards = {}
     k = s.quest + 1
     result = "fail" if fails >= FAILS_NEEDED[s.n][s.quest] else "success"

@@ -22,6 +22,16 @@ def _llm(arg: str | None, llm: Any = None, belief: bool | str = False) -> Policy
     return LLMAgent(config, belief=belief)
 
 
+def _codeact(arg: str | None, llm: Any = None) -> PolicyProtocol:
+    from mase.agents.codeact import CodeActAgent
+    from mase.llm.config import LLMConfig
+
+    config = llm if llm is not None else LLMConfig.from_env()
+    if arg:
+        config = config.replace(model=arg)
+    return CodeActAgent(config)
+
+
 #: Policies of every task: name -> factory taking the text after ``name:`` (a model, say);
 #: the LLM factories (:data:`TAKES_LLM`) also take ``llm=`` (an :class:`mase.llm.LLMConfig`).
 #: ``"scripted"`` and a task's own names (its ``policies``) are found on the task.
@@ -32,13 +42,14 @@ POLICIES: dict[str, Callable[..., PolicyProtocol]] = {
     "llm": lambda arg, llm=None: _llm(arg, llm),
     "llm-belief": lambda arg, llm=None: _llm(arg, llm, belief=True),
     "llm-oracle-belief": lambda arg, llm=None: _llm(arg, llm, belief="oracle"),
+    "codeact": lambda arg, llm=None: _codeact(arg, llm),
 }
 
 #: Policies whose name takes nothing after a ``:``.
 _NO_ARGUMENT = frozenset(("scripted", "random", "random-unmasked", "human"))
 
 #: Policies configured by ``make_policy(..., llm=...)``.
-TAKES_LLM = frozenset(("llm", "llm-belief", "llm-oracle-belief"))
+TAKES_LLM = frozenset(("llm", "llm-belief", "llm-oracle-belief", "codeact"))
 
 
 def is_llm(name: str) -> bool:
@@ -60,7 +71,8 @@ def make_policy(name: str, env: Any, llm: Any = None) -> PolicyProtocol:
     ``"scripted"`` is the task's own scripted bot (``env.unwrapped.scripted_policy``);
     ``"random"`` (legal actions only), ``"random-unmasked"`` (any action) and ``"human"``
     work for every task; ``"llm"`` is an :class:`LLMAgent`, ``"llm-belief"`` one in belief
-    mode, ``"llm-oracle-belief"`` one given the env's oracle belief each turn (an ablation);
+    mode, ``"llm-oracle-belief"`` one given the env's oracle belief each turn (an ablation),
+    ``"codeact"`` a :class:`~mase.agents.codeact.CodeActAgent` (it writes and runs programs);
     ``"llm:MODEL"`` and the like choose the model. Any other name is one of the task's own
     (its env class's ``policies``: planners, trained checkpoints), with ``name:ARG`` passing
     ``ARG`` to it (a planner's budget, a checkpoint's path; ``mase list`` shows them).
@@ -102,11 +114,16 @@ def __getattr__(name: str) -> Any:
         from mase.agents.llm import LLMAgent
 
         return LLMAgent
+    if name == "CodeActAgent":
+        from mase.agents.codeact import CodeActAgent
+
+        return CodeActAgent
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
     "POLICIES",
+    "CodeActAgent",
     "HumanPolicy",
     "LLMAgent",
     "Policy",

@@ -191,7 +191,10 @@ class LLMAgent(Policy):
                 self._belief = grown[-limit:]
             else:
                 self._belief = completion.text.strip()[:limit]
-        messages = self._action_prompt(text)
+        return (yield from self._decide(self._action_prompt(text), text))
+
+    def _decide(self, messages: Messages, text: str) -> _Dialogue:
+        """Ask for the action, with ``retries`` more tries after a reply naming none."""
         purpose = "action"
         for attempt in range(self.retries + 1):
             completion = yield messages, purpose
@@ -314,6 +317,8 @@ class LLMAgent(Policy):
             m["belief_calls"] += 1
         elif purpose == "answer":
             m["probe_calls"] += 1
+        elif purpose in ("code", "debug"):
+            m["code_calls"] = m.get("code_calls", 0) + 1
         cost = cost_usd(
             self.config.model, completion.prompt_tokens, completion.completion_tokens, self._prices
         )

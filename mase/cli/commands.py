@@ -31,6 +31,7 @@ from mase.report import (
     usage_line,
 )
 from mase.runner import evaluate, parse_team, run_episode
+from mase.runner.teams import entry_names, uses_llm
 from mase.wrappers import MessageChannel
 
 
@@ -134,7 +135,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise ValueError("name a task (see `mase list`) or a --preset")
     probe_env = mase.make(env_id, **env_kwargs)
     seats = list(probe_env.possible_agents)
-    llm_rows = {r.label for r in rows if any(map(is_llm, parse_team(r.spec, seats).values()))}
+    sides = probe_env.unwrapped.sides
+    llm_rows = {r.label for r in rows if uses_llm(r.spec, seats, sides)}
     _check_teams(rows, probe_env)  # before the first episode, not after three teams
     offline_default = preset is not None
     summaries: dict[str, dict] = {}
@@ -192,8 +194,10 @@ def _check_teams(rows: list[Team], env: Any) -> None:
     """
     seats = list(env.possible_agents)
     env.reset(seed=0)
+    sides = env.unwrapped.sides
     for row in rows:
-        for seat, name in parse_team(row.spec, seats).items():
+        entries = parse_team(row.spec, seats, sides).items()
+        for seat, name in ((s, n) for s, entry in entries for n in entry_names(entry)):
             if is_llm(name):
                 continue
             try:

@@ -9,14 +9,17 @@ here; the task keeps only its decisions. :func:`read_prompt` turns the messages 
   gives a pattern for where its rules start, the text from that pattern's first match (in the
   first message holding one), whose group ``agent`` names the agent;
 * **request**: what the last user message asks for: ``"question"`` (it holds
-  :data:`~mase.protocol.QUESTION_HEADER`), ``"belief"`` (:data:`~mase.protocol.BELIEF_REQUEST`)
-  or else ``"action"`` (:data:`~mase.protocol.ACTION_REQUEST`, or a retry after
-  :data:`~mase.protocol.FEEDBACK`);
+  :data:`~mase.protocol.QUESTION_HEADER`), ``"belief"`` (:data:`~mase.protocol.BELIEF_REQUEST`),
+  ``"code"`` (:data:`~mase.protocol.CODE_REQUEST`, or :data:`~mase.protocol.CODE_FEEDBACK`
+  after a failed program) or else ``"action"`` (:data:`~mase.protocol.ACTION_REQUEST`, or a
+  retry after :data:`~mase.protocol.FEEDBACK`);
 * **question**: the text of that question (after the last question header, before
   :data:`~mase.protocol.QUESTION_REQUEST`), or for ``"claims"`` (the last user message holds
   :data:`~mase.protocol.CLAIMS_REQUEST`) the message to restate;
 * **items**: the prompt in order as :class:`Item` records: ``belief`` (the text after a
-  :data:`~mase.protocol.BELIEF_HEADER`), ``observation`` and ``reply`` (an assistant message).
+  :data:`~mase.protocol.BELIEF_HEADER`), ``observation``, ``reply`` (an assistant message),
+  ``output`` (after :data:`~mase.protocol.PROGRAM_OUTPUT`) and ``facts`` (after
+  :data:`~mase.protocol.FACTS_HEADER`).
 
 Where an observation starts is the task's own wording, so the task may give a pattern for it
 (``{agent}`` in it stands for the agent's name, escaped); by default an observation starts at
@@ -54,15 +57,22 @@ from typing import Any, ClassVar, Literal, NamedTuple
 from mase import protocol
 
 #: What the last user message asks for.
-Request = Literal["action", "belief", "question", "claims"]
+Request = Literal["action", "belief", "question", "claims", "code"]
 
 #: What a block of the prompt is.
-ItemKind = Literal["belief", "observation", "reply"]
+ItemKind = Literal["belief", "observation", "reply", "output", "facts"]
 
 #: The chat messages of a request, as the OpenAI API sends them.
 Messages = Sequence[Mapping[str, Any]]
 
 _FEEDBACK_HEAD = protocol.FEEDBACK.split("{", 1)[0].strip()
+_CODE_FEEDBACK_HEAD = protocol.CODE_FEEDBACK.split("{", 1)[0].strip()
+#: Headers whose block is an item of its own (the rest only end the block before them).
+_BLOCKS = {
+    protocol.BELIEF_HEADER: "belief",
+    protocol.PROGRAM_OUTPUT: "output",
+    protocol.FACTS_HEADER: "facts",
+}
 
 #: The headers that end a block inside a user message; a belief starts after its header.
 _HEADERS = (
@@ -73,6 +83,11 @@ _HEADERS = (
     protocol.NEW_OBSERVATION,
     protocol.CURRENT_OBSERVATION,
     _FEEDBACK_HEAD,
+    protocol.MEMORY_HEADER,
+    protocol.FACTS_HEADER,
+    protocol.CODE_REQUEST,
+    _CODE_FEEDBACK_HEAD,
+    protocol.PROGRAM_OUTPUT,
 )
 
 #: The headers an observation follows, for tasks that give no pattern of their own.
@@ -100,10 +115,11 @@ class Prompt:
         agent: the agent the rules name, lowercase (``None`` when the task's rules pattern has
             no ``agent`` group, or it gave none).
         request: what the last user message asks for: ``"action"``, ``"belief"``,
-            ``"question"`` or ``"claims"`` (restate a teammate's message as fact sentences).
-        question: the question's text, or the message whose claims are asked for (``""``
-            for the other requests).
-        items: the beliefs, observations and replies, in order.
+            ``"question"``, ``"claims"`` (restate a teammate's message as fact sentences) or
+            ``"code"`` (a CodeAct program).
+        question: the question's text, the message whose claims are asked for, or a failed
+            program's feedback (``""`` for the other requests).
+        items: the beliefs, observations, replies, program outputs and facts, in order.
     """
 
     rules: str | None
@@ -121,6 +137,16 @@ class Prompt:
     def beliefs(self) -> tuple[str, ...]:
         """Every belief, in order."""
         return tuple(text for kind, text in self.items if kind == "belief")
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        """Every program output (after :data:`~mase.protocol.PROGRAM_OUTPUT`), in order."""
+        return tuple(text for kind, text in self.items if kind == "output")
+
+    @property
+    def facts(self) -> tuple[str, ...]:
+        """Every facts block (after :data:`~mase.protocol.FACTS_HEADER`), in order."""
+        return tuple(text for kind, text in self.items if kind == "facts")
 
 
 def _text(message: Mapping[str, Any]) -> str | None:
@@ -163,7 +189,7 @@ def read_items(
         anchors = []
         for header in _HEADERS:
             for m in re.finditer(re.escape(header), text):
-                kind = "belief" if header == protocol.BELIEF_HEADER else "end"
+                kind = _BLOCKS.get(header, "end")
                 anchors.append((m.start(), kind, m.end()))
         if start is not None:
             anchors += [(m.start(), "observation", m.start()) for m in start.finditer(text)]
@@ -237,6 +263,10 @@ def read_prompt(
         question = question.split(protocol.CLAIMS_REQUEST)[0].strip()
     elif protocol.BELIEF_REQUEST in last:
         request = "belief"
+    elif protocol.CODE_REQUEST in last or _CODE_FEEDBACK_HEAD in last:
+        request = "code"
+        if _CODE_FEEDBACK_HEAD in last:
+            question = last.split(_CODE_FEEDBACK_HEAD)[-1].strip()
     items = read_items(messages, observation, agent)
     return Prompt(found_rules, agent, request, question, items)
 
@@ -268,6 +298,7 @@ class OfflineModel:
     cannot_act: ClassVar[str] = "I cannot read my prompt, so I choose no action."
     cannot_rewrite: ClassVar[str | None] = None
     cannot_answer: ClassVar[str] = "No. I cannot read the question from my prompt."
+    cannot_code: ClassVar[str] = "```python\nprint('I cannot read my prompt.')\n```"
 
     def __call__(self, messages: Messages) -> str:
         """The reply to a chat request."""
@@ -280,6 +311,8 @@ class OfflineModel:
             return self.answer(prompt)
         if prompt.request == "belief":
             return self.rewrite_belief(prompt)
+        if prompt.request == "code":
+            return self.write_code(prompt)
         return self.act(prompt)
 
     def read(self, messages: Messages) -> Prompt:
@@ -294,6 +327,8 @@ class OfflineModel:
         """The reply to a prompt this model cannot read: the fallback of its request."""
         if prompt.request == "question":
             return self.cannot_answer
+        if prompt.request == "code":
+            return self.cannot_code
         if prompt.request == "belief":
             if self.cannot_rewrite is not None:
                 return self.cannot_rewrite
@@ -311,6 +346,14 @@ class OfflineModel:
     def answer(self, prompt: Prompt) -> str:
         """The reply to a Theory-of-Mind question, ``prompt.question`` (default: the fallback)."""
         return self.cannot_read(prompt)
+
+    def write_code(self, prompt: Prompt) -> str:
+        """A program for a CodeAct request (default: the fallback, a program saying so).
+
+        ``prompt.facts`` holds the facts the program will read; after a failed program,
+        ``prompt.question`` is the sandbox's feedback.
+        """
+        return self.cannot_code
 
     def restate_claims(self, message: str) -> str:
         """A teammate's message (``"Sender: text"``) restated as fact sentences (default: none)."""

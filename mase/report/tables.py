@@ -184,8 +184,10 @@ def comparison_table(
         labels: team label -> the name to print (default: the label).
     """
     header = ["team"]
-    for _, name, _ in preset.columns:
-        header += [f"{name} ({SPREAD})", f"paper {name}"]
+    # a paper column only where some paper row states the metric
+    cited = {key for row in preset.paper.values() for key in row}
+    for key, name, _ in preset.columns:
+        header += [f"{name} ({SPREAD})"] + ([f"paper {name}"] if key in cited else [])
     header += ["episodes", "paper row"]
     rows = []
     for team in preset.teams:
@@ -195,7 +197,9 @@ def comparison_table(
         for key, _, fmt in preset.columns:
             metrics = summary["metrics"] if summary else {}
             measured = metrics.get(preset.prefer.get(key, key), metrics.get(key))
-            row += [mean_std(measured, fmt), _paper_cell(paper.get(key), fmt) if paper else "-"]
+            row.append(mean_std(measured, fmt))
+            if key in cited:
+                row.append(_paper_cell(paper.get(key), fmt) if paper else "-")
         episodes = str(summary["episodes"]) if summary else "-"
         if summary and summary.get("failed"):
             episodes += f" ({summary['failed']} failed)"

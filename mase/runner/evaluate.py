@@ -207,7 +207,8 @@ def evaluate(
     config.update({flag: flags[flag] for flag in ("belief", "probes", "record") if flags[flag]})
     if wrappers:
         config["wrappers"] = [describe_wrapper(spec) for spec in wrappers]
-    if uses_llm(team, seats) and llm is not None and getattr(llm, "model", None):
+    sides = env.unwrapped.sides
+    if uses_llm(team, seats, sides) and llm is not None and getattr(llm, "model", None):
         config["model"] = llm.model
 
     store = RunStore(out, config, episodes, resume)

@@ -26,10 +26,13 @@ class BeliefState(BaseWrapper):
     * accuracy: the share of the facts the belief holds (read with the task's
       ``belief_facts``) that are true now;
     * recall: the share of the facts of the oracle belief that the written belief states with
-      their true value (how much of what it was shown or told it kept).
+      their true value (how much of what it was shown or told it kept);
+    * oracle agreement: the share of the facts the belief holds that the oracle belief states
+      with the same value, true or not (where the oracle states a best guess, as an exact
+      posterior over hidden roles does, this is agreement with the reference reasoning).
 
-    ``episode_record()`` gives the episode's pooled ``belief_accuracy`` and ``belief_recall``
-    (true facts over all facts stated, over all turns) and one entry per scored turn.
+    ``episode_record()`` gives the episode's pooled ``belief_accuracy``, ``belief_recall`` and
+    ``belief_oracle_agreement`` (over all turns) and one entry per scored turn.
 
     Args:
         env: a MASE task (possibly already wrapped) that implements ``belief_template``,
@@ -66,7 +69,8 @@ class BeliefState(BaseWrapper):
 
         Returns:
             ``{"agent", "round", "facts", "true", "accuracy", "oracle_facts", "recalled",
-            "recall"}``; the rates are ``None`` when there is nothing to divide by.
+            "recall", "agreed", "oracle_agreement"}``; the rates are ``None`` when there is
+            nothing to divide by.
         """
         base = self.env.unwrapped
         truth = base.true_facts()
@@ -75,6 +79,7 @@ class BeliefState(BaseWrapper):
         oracle = base.belief_facts(self.oracle(agent))
         known = {k: v for k, v in oracle.items() if truth.get(k) == v}
         recalled = sum(1 for key, value in known.items() if stated.get(key) == value)
+        agreed = sum(1 for key, value in stated.items() if oracle.get(key) == value)
         return {
             "agent": agent,
             "round": base.round,
@@ -84,6 +89,8 @@ class BeliefState(BaseWrapper):
             "oracle_facts": len(known),
             "recalled": recalled,
             "recall": recalled / len(known) if known else None,
+            "agreed": agreed,
+            "oracle_agreement": agreed / len(stated) if stated else None,
         }
 
     def step(self, action: Any) -> None:
@@ -105,4 +112,6 @@ class BeliefState(BaseWrapper):
             metrics["belief_accuracy"] = sum(t["true"] for t in self._turns) / facts
         if known:
             metrics["belief_recall"] = sum(t["recalled"] for t in self._turns) / known
+        if facts:
+            metrics["belief_oracle_agreement"] = sum(t["agreed"] for t in self._turns) / facts
         return {"metrics": metrics, "beliefs": list(self._turns)}

@@ -300,8 +300,15 @@ def test_quest_cards_are_never_shown_one_by_one(n_fails):
         for event in base.event_log:
             if event.kind == "card":
                 assert event.audience == {event.actor}
-    assert views[0] == views[1]  # who failed it changes no one's view
+    others = ("alpha", "bravo", "charlie")
+    assert all(views[0][s] == views[1][s] for s in others)  # who failed it: unseen by others
     assert f"Quest 1 had {n_fails} fail cards." in views[0]["alpha"][0]
+    # each card player is told its own card, and only its own
+    for k, failing in enumerate(("delta", "echo")):
+        for seat in ("delta", "echo"):
+            own = "fail" if n_fails == 2 or seat == failing else "success"
+            assert f"Your quest cards: quest 1 {own}." in views[k][seat][0]
+        assert "Your quest cards" not in views[k]["alpha"][0]
 
 
 def test_a_good_player_cannot_play_fail():

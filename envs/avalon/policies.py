@@ -1,0 +1,39 @@
+"""Avalon's named policies: the MAPPO checkpoints it ships, one a side.
+
+``AvalonEnv.policies`` names these factories, so ``--team good=mappo-good`` and the like work
+for this task; each takes the text after ``name:`` in a team spec (a checkpoint of your own).
+Both were trained on ``roles="avalonbench-5", discussion=0`` against the rule-based bots
+(``docs/training/mappo-avalon/results.md`` has the commands and the measured win rates).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+
+def checkpoint(name: str) -> str:
+    """Path of a trained model shipped with the task (``checkpoints/NAME`` in this folder)."""
+    path = resources.files(__package__).joinpath("checkpoints", name)
+    if not path.is_file():
+        raise FileNotFoundError(f"no shipped checkpoint {name!r}; train one with `mase train`")
+    return str(path)
+
+
+def mappo_good(arg: str | None) -> Any:
+    """The MAPPO actor trained as the good side against evil bots, or the checkpoint at ``arg``."""
+    return _mappo(arg, "mappo_good.pt")
+
+
+def mappo_evil(arg: str | None) -> Any:
+    """The MAPPO actor trained as the evil side against good bots, or the checkpoint at ``arg``."""
+    return _mappo(arg, "mappo_evil.pt")
+
+
+def _mappo(arg: str | None, shipped: str) -> Any:
+    from mase.baselines.mappo import MAPPOPolicy
+
+    if arg and not Path(arg).is_file():
+        raise FileNotFoundError(f"no checkpoint file at {arg}")
+    return MAPPOPolicy.load(arg or checkpoint(shipped))

@@ -1,0 +1,289 @@
+"""The sandbox runs a model's program and stops its mistakes, as seen from the parent."""
+
+import os
+import socket
+import time
+
+import pytest
+
+from mase.sandbox import SandboxResult, run_code
+
+
+def test_a_program_prints_a_result_computed_from_its_facts():
+    result = run_code("print(sum(facts['xs']) * facts['k'])", {"xs": [1, 2, 3], "k": 7})
+
+    assert result.ok
+    assert result.reason == "ok"
+    assert result.stdout == "42\n"
+    assert result.error == ""
+    assert result.returncode == 0
+    assert result.feedback() == ""
+
+
+def test_an_exception_gives_its_traceback_without_the_sandbox_frames():
+    result = run_code("counts = facts['counts']\nprint(counts['blue'])", {"counts": {"red": 1}})
+
+    assert not result.ok
+    assert result.reason == "exception"
+    assert result.error == "the program raised KeyError: 'blue'"
+    assert result.stderr.startswith("Traceback (most recent call last):")
+    assert 'File "<program>", line 2, in <module>' in result.stderr
+    assert "print(counts['blue'])" in result.stderr
+    assert "sandbox.py" not in result.stderr
+    assert result.feedback().startswith("The program raised KeyError: 'blue'.")
+    assert result.feedback().endswith("KeyError: 'blue'")
+
+
+def test_feedback_keeps_the_last_lines_of_a_long_traceback_within_its_cap():
+    code = "def down(n):\n    return 1 / n if n == 0 else down(n - 1)\ndown(40)"
+    result = run_code(code)
+
+    feedback = result.feedback(max_chars=300)
+    assert len(feedback) <= 300
+    assert feedback.startswith("The program raised ZeroDivisionError: division by zero.")
+    assert feedback.endswith("ZeroDivisionError: division by zero")
+
+
+def test_a_syntax_error_and_a_nonzero_exit_are_exceptions():
+    broken = run_code("total = (1 +")
+    exited = run_code("import sys\nprint('partial')\nsys.exit(3)")
+
+    assert broken.reason == "exception"
+    assert "SyntaxError" in broken.error
+    assert exited.reason == "exception"
+    assert exited.returncode == 3
+    assert exited.error == "the program exited with status 3"
+    assert exited.stdout == "partial\n"
+
+
+def test_an_endless_loop_is_stopped_after_its_time_limit():
+    started = time.monotonic()
+    result = run_code("print('started')\nwhile True:\n    pass", timeout_s=1.0)
+
+    assert time.monotonic() - started < 2.5
+    assert result.reason == "timeout"
+    assert result.error == "the program ran past its 1.0 s limit and was stopped"
+    assert 1.0 <= result.seconds < 2.0
+    assert result.stdout == "started\n"  # unbuffered: what came before the loop is kept
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "block = bytearray(4 * 2**30)",
+        "blocks = []\nwhile True:\n    blocks.append(bytearray(10**7))",
+        "def grow():\n    blocks = []\n    while True:\n        blocks.append(bytearray(10**7))\n"
+        "grow()",
+    ],
+    ids=["one-block", "growing-global", "growing-local"],
+)
+def test_allocating_beyond_the_limit_is_a_memory_error_and_the_parent_is_fine(code):
+    result = run_code(code, memory_mb=128)
+
+    assert result.reason == "memory"
+    assert result.error == "the program ran out of memory (its limit is 128 MB)"
+    assert result.stderr.rstrip().endswith("MemoryError")
+    assert run_code("print(len(bytearray(10**7)))", memory_mb=128).stdout == "10000000\n"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "open(facts['target'], 'w').write('escaped')",
+        "import pathlib\npathlib.Path(facts['target']).write_text('escaped')",
+        "import os\nos.close(os.open(facts['target'], os.O_CREAT | os.O_WRONLY))",
+        "import os\nopen('../' + os.path.basename(facts['target']), 'w')",
+        "import shutil\nopen('inside.txt', 'w').write('x')\n"
+        "shutil.copy('inside.txt', facts['target'])",
+        "open('inside.txt', 'w').write('x')\nimport os\nos.rename('inside.txt', facts['target'])",
+        "import os\nos.symlink(facts['target'], 'link')\nopen('link', 'w').write('escaped')",
+        "import os\nos.mkdir(facts['target'])",
+    ],
+    ids=["open", "pathlib", "os.open", "dotdot", "copy", "rename", "symlink", "mkdir"],
+)
+def test_writing_outside_the_folder_is_forbidden(tmp_path, code):
+    folder = tmp_path / "work"
+    target = tmp_path / "escaped.txt"
+    result = run_code(code, {"target": str(target)}, folder=folder)
+
+    assert result.reason == "forbidden"
+    assert result.error.startswith("the program tried something the sandbox forbids: writing to")
+    assert "PermissionError" not in result.stderr  # the model sees the sandbox's own message
+    assert "ForbiddenError: writing to" in result.stderr
+    assert not target.exists()
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import os\nos.remove(facts['target'])",
+        "import shutil\nshutil.rmtree(facts['folder'])",
+        "import os\nos.chmod(facts['target'], 0o777)",
+    ],
+    ids=["remove", "rmtree", "chmod"],
+)
+def test_changing_files_outside_the_folder_is_forbidden(tmp_path, code):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = outside / "keep.txt"
+    target.write_text("kept")
+    target.chmod(0o600)
+    facts = {"target": str(target), "folder": str(outside)}
+    result = run_code(code, facts, folder=tmp_path / "work")
+
+    assert result.reason == "forbidden"
+    assert target.read_text() == "kept"
+    assert target.stat().st_mode & 0o777 == 0o600
+
+
+def test_the_program_sees_none_of_the_parents_environment(monkeypatch):
+    monkeypatch.setenv("MASE_TEST_SECRET", "hunter2")
+    result = run_code("import os\nprint(sorted(os.environ.items()))")
+
+    assert result.ok
+    assert "hunter2" not in result.stdout
+    assert "MASE_TEST_SECRET" not in result.stdout
+    assert "HOME" not in result.stdout
+    assert "PATH" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/proc/self/environ", "/proc/{parent}/environ", "/etc/passwd", "{home}/.bashrc"],
+)
+def test_reading_the_machines_secrets_is_forbidden(path):
+    path = path.format(parent=os.getpid(), home=os.path.expanduser("~"))
+    result = run_code("print(open(facts['path'], 'rb').read())", {"path": path})
+
+    assert result.reason == "forbidden"
+    assert result.error.startswith("the program tried something the sandbox forbids: reading")
+    assert result.stdout == ""
+
+
+def test_listing_or_entering_folders_outside_is_forbidden():
+    listed = run_code("import os\nprint(os.listdir('/etc'))")
+    entered = run_code("import os\nos.chdir('..')\nprint(os.listdir())")
+
+    assert listed.reason == "forbidden"
+    assert listed.stdout == ""
+    assert entered.reason == "forbidden"
+    assert "changing directory" in entered.error
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import os\nos.system('echo escaped')",
+        "import subprocess\nsubprocess.run(['echo', 'escaped'])",
+        "import os\nos.execv('/bin/echo', ['echo', 'escaped'])",
+        "import os\nif os.fork() == 0:\n    print('escaped')",
+        "import os\nos.posix_spawn('/bin/echo', ['echo', 'escaped'], {})",
+        "import multiprocessing as mp\nmp.get_context('spawn').Process(target=print).start()",
+        "import ctypes\nctypes.CDLL('libc.so.6').system(b'echo escaped')",
+        "import ctypes\nprint(ctypes.string_at(id(0), 8))",
+    ],
+    ids=["os.system", "subprocess", "exec", "fork", "posix_spawn", "spawn", "ctypes", "memory"],
+)
+def test_starting_processes_and_ctypes_are_forbidden(code):
+    result = run_code(code)
+
+    assert result.reason == "forbidden"
+    assert "escaped" not in result.stdout
+    assert "is not allowed in the sandbox" in result.error
+
+
+def test_the_network_is_forbidden():
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.setblocking(False)
+        port = server.getsockname()[1]
+        code = "import socket\nsocket.create_connection(('127.0.0.1', facts['port']), timeout=1)"
+        result = run_code(code, {"port": port})
+
+        assert result.reason == "forbidden"
+        assert "network access" in result.error
+        with pytest.raises(BlockingIOError):
+            server.accept()  # nobody connected
+
+
+def test_a_program_that_prints_forever_is_stopped_and_its_output_cut():
+    started = time.monotonic()
+    result = run_code("while True:\n    print('spam' * 25)", max_output=1000)
+
+    assert time.monotonic() - started < 2.0
+    assert result.reason == "output_limit"
+    assert result.error == (
+        "the program printed more than 1000 characters and was stopped; its output was cut"
+    )
+    assert len(result.stdout) == 1000
+    assert result.stdout.startswith("spam" * 25 + "\n")
+
+
+def test_a_program_writes_and_reads_back_files_in_its_own_folder():
+    code = """
+import os, shutil, tempfile
+os.makedirs('notes/old')
+with open('notes/plan.txt', 'w') as file:
+    file.write('search room 3')
+os.rename('notes/plan.txt', 'notes/plan2.txt')
+with tempfile.NamedTemporaryFile('w', delete=False) as scratch:
+    scratch.write('x')
+shutil.rmtree('notes/old')
+print(open('notes/plan2.txt').read(), sorted(os.listdir('notes')), os.path.exists(scratch.name))
+"""
+    result = run_code(code)
+
+    assert result.reason == "ok", result.stderr
+    assert result.stdout == "search room 3 ['plan2.txt'] True\n"
+
+
+def test_a_file_larger_than_the_limit_cannot_be_written():
+    result = run_code("open('big.bin', 'wb').write(bytes(2 * 2**20))")
+
+    assert result.reason == "exception"
+    assert "File too large" in result.error
+
+
+def test_standard_library_and_numpy_imports_work():
+    code = """
+import math, itertools, json, numpy
+pairs = list(itertools.combinations(range(5), 2))
+print(json.dumps([math.comb(5, 2), len(pairs), int(numpy.arange(4).sum())]))
+"""
+    result = run_code(code)
+
+    assert result.reason == "ok", result.stderr
+    assert result.stdout == "[10, 10, 6]\n"
+
+
+def test_the_temporary_folder_is_removed_afterwards():
+    result = run_code("import os\nopen('left.txt', 'w').write('x')\nprint(os.getcwd())")
+
+    folder = result.stdout.strip()
+    assert os.path.basename(folder).startswith("mase-sandbox-")
+    assert not os.path.exists(folder)
+
+
+def test_a_given_folder_is_kept_with_the_programs_files_and_nothing_else(tmp_path):
+    result = run_code(
+        "open('answer.txt', 'w').write(str(facts['n'] + 1))", {"n": 41}, folder=tmp_path
+    )
+
+    assert result.ok
+    assert sorted(os.listdir(tmp_path)) == ["answer.txt"]
+    assert (tmp_path / "answer.txt").read_text() == "42"
+
+
+def test_bad_limits_and_other_platforms_raise_clear_errors(monkeypatch):
+    with pytest.raises(ValueError, match="must be positive"):
+        run_code("print(1)", timeout_s=0)
+    monkeypatch.setattr("mase.sandbox.sys.platform", "win32")
+    with pytest.raises(RuntimeError, match="only on Linux"):
+        run_code("print(1)")
+
+
+def test_the_result_is_frozen():
+    result = run_code("print('done')")
+
+    assert isinstance(result, SandboxResult)
+    with pytest.raises(AttributeError):
+        result.ok = False
