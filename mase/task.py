@@ -373,14 +373,12 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     def read_action(self, agent: str, text: str) -> ActionParse:
         """Read a reply as :meth:`step` will take it.
 
-        In a speech phase the acting agent's whole reply is what it says (any text but an empty
-        one); otherwise the protocol's parts, then ``parse_action``
-        (:meth:`mase.language.TaskLanguage.read_action`).
+        In a speech phase the acting agent's whole reply is what it says (an empty one is
+        silence, which :meth:`step` takes too); otherwise the protocol's parts, then
+        ``parse_action`` (:meth:`mase.language.TaskLanguage.read_action`).
         """
         phase = self._phase
         if phase is not None and phase.speech and agent == self.agent_selection:
-            if not isinstance(text, str) or not text.strip():
-                return ActionParse(None, "say something: in this phase what you say is your move")
             return ActionParse(text)
         return super().read_action(agent, text)
 

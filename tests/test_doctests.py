@@ -16,6 +16,13 @@ MODULES = [
     "mase.actions",
     "mase.stats",
     "mase.runner.episode",
+    "mase.envs.avalon.env",
+    "mase.envs.avalon.roles",
+    "mase.envs.avalon.deduction",
+    "mase.envs.avalon.beliefs",
+    "mase.envs.avalon.tom",
+    "mase.agents.codeact",
+    "mase.sandbox",
 ]
 
 

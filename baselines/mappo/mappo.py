@@ -17,6 +17,10 @@ is at its own turn, acts, and the next agent sees the result. Episodes of MASE t
 between rounds, so ``num_envs`` envs advance in lockstep, one round per rollout step, and every
 agent's trajectory is a plain sequence with the team's round reward.
 
+Tasks where seats act when the rules say (Avalon's phases), or where one side learns against
+fixed policies (``learn``: a side of the task's ``side_of``; ``opponent``: its scripted bot or
+random play), train turn by turn instead: :mod:`mase.baselines.mappo.turns`.
+
 Run: ``mase train mappo --env mase/SearchRescue-v0 --total-timesteps 2000000``
 """
 
@@ -55,6 +59,13 @@ class Args:
     """envs stepped together"""
     num_rounds: int = 32
     """rounds per env in each rollout"""
+    learn: str = ""
+    """the side whose seats learn (the task's ``side_of``: good or evil in Avalon); empty: every
+    seat. Setting it (or a task whose seats do not all act once a round) trains turn by turn"""
+    opponent: str = "scripted"
+    """who plays the seats that do not learn: scripted (the task's bot) or random"""
+    num_steps: int = 64
+    """learner turns per env in each rollout, when training turn by turn"""
     learning_rate: float = 1e-3
     """Adam learning rate (annealed linearly to 0 when anneal_lr)"""
     anneal_lr: bool = True
@@ -91,11 +102,13 @@ class Args:
     def __post_init__(self) -> None:
         check_settings(
             self,
-            positive=("total_timesteps", "num_envs", "num_rounds", "learning_rate",
-                      "update_epochs", "num_minibatches", "hidden", "threads",
+            positive=("total_timesteps", "num_envs", "num_rounds", "num_steps",
+                      "learning_rate", "update_epochs", "num_minibatches", "hidden", "threads",
                       "checkpoint_every"),
             fractions=("gamma", "gae_lambda"),
         )  # fmt: skip
+        if self.opponent not in ("scripted", "random"):
+            raise ValueError(f"--opponent must be scripted or random, got {self.opponent!r}")
 
 
 # -- networks ---------------------------------------------------------------------------------
@@ -216,7 +229,22 @@ def tensorboard_writer(out: Path):
 
 
 def train(args: Args) -> Path:
-    """Train, writing metrics and checkpoints under ``args.out``; returns the final checkpoint."""
+    """Train, writing metrics and checkpoints under ``args.out``; returns the final checkpoint.
+
+    Every seat learning a task where each acts once a round in turn order: the round-lockstep
+    loop of :func:`train_rounds`. Otherwise (``args.learn`` set, or a phase-queue task such as
+    Avalon): the turn-by-turn loop of :func:`mase.baselines.mappo.turns.train_turns`.
+    """
+    probe = mase.make(args.env, obs_mode="vector", **args.env_kwargs)
+    if args.learn or not probe.unwrapped.metadata.get("is_parallelizable", False):
+        from mase.baselines.mappo.turns import train_turns  # it imports this module
+
+        return train_turns(args)
+    return train_rounds(args)
+
+
+def train_rounds(args: Args) -> Path:
+    """The round-lockstep loop: every seat learns, one round of every env per rollout step."""
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "args.json").write_text(json.dumps(asdict(args), indent=2))

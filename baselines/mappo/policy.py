@@ -18,7 +18,8 @@ class MAPPOPolicy(Policy):
     Load with :meth:`load`; the same object may serve several seats (each keeps its own
     recurrent state). It samples from the trained policy by default, seeded per episode by
     the runner; ``sample=False`` takes the most likely action, which can repeat itself into
-    the env's deadlock rule where the stochastic policy would not.
+    the env's deadlock rule where the stochastic policy would not. Each step is a batch of
+    one: ``torch.set_num_threads(1)`` makes it several times faster on a busy machine.
     """
 
     def __init__(self, actor: Actor, agents: list[str], sample: bool = True):
@@ -55,14 +56,19 @@ class MAPPOPolicy(Policy):
         if seed is not None:
             self.rng.manual_seed(seed)
 
-    def act(self, observation: Any, info: dict) -> int:
-        """The actor's action for the seat whose turn it is."""
+    def act(self, observation: Any, info: dict) -> int | str:
+        """The actor's action for the seat whose turn it is (from that seat's observation).
+
+        On a speech turn (no index legal: the utterance is the move) it says nothing, ``""``.
+        """
         agent = self.env.unwrapped.agent_selection
         vector = observation.get("observation") if isinstance(observation, dict) else None
         if vector is None:
             vector = self.env.unwrapped.observe_vector(agent)
         obs = torch.as_tensor(np.asarray(vector, dtype=np.float32)).unsqueeze(0)
         mask = torch.as_tensor(np.asarray(observation["action_mask"])).unsqueeze(0)
+        if not mask.any():
+            return ""
         seat = torch.zeros(1, len(self.agents))
         seat[0, self.agents.index(agent)] = 1.0
         with torch.no_grad():

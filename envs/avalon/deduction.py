@@ -234,7 +234,7 @@ def consistent(ev: Evidence) -> np.ndarray:
 
 def _knows(table: np.ndarray, j: int) -> np.ndarray:
     """Per deal and seat: seat ``j`` knows that seat is evil (an evil ``j`` knows itself)."""
-    known = _KNOWS[table[:, j][:, None], table]
+    known = np.take_along_axis(_KNOWS[table[:, j]], table.astype(np.intp), axis=1)
     known[:, j] |= _EVIL[table[:, j]]
     return known
 
@@ -244,13 +244,29 @@ def log_likelihood(ev: Evidence, table: np.ndarray, model: BehaviourModel) -> np
     n, total = ev.n, np.zeros(len(table))
     evil = _EVIL[table]
     merlin = table == _MERLIN
+    # knowing[a, j, k]: in deal a, seat j knows seat k to be evil
+    knowing = np.stack([_knows(table, j) for j in range(n)], axis=1).astype(np.float32)
+    known_counts = knowing.sum(axis=2).astype(np.intp)
+    # a voter's log chance of approving (row 0) or rejecting (row 1), by kind and by whether
+    # the team holds an evil player it knows: kind 0 evil, 1 Merlin, 2 another good player
+    kind = np.where(evil, 0, np.where(merlin, 1, 2))
+    approve = np.array(
+        [
+            [model.evil_approves_other, model.evil_approves_own],
+            [model.merlin_approves_clean, model.merlin_approves_seen],
+            [model.good_approves, model.good_approves],
+        ]
+    )
+    vote_log = np.log(np.stack([1.0 - approve, approve]))
     for p in ev.proposals:
         team = list(p.team)
+        member = np.zeros(n, dtype=np.float32)
+        member[team] = 1.0
+        hits = (knowing @ member) > 0  # per deal and seat: the team holds evil it knows
         if p.leader != ev.seat and not p.default:
-            knows = _knows(table, p.leader)
-            hit = knows[:, team].any(axis=1)
+            hit = hits[:, p.leader]
             size, all_teams = len(team), comb(n, len(team))
-            clean = np.array([comb(n - k, size) for k in range(n + 1)])[knows.sum(axis=1)]
+            clean = np.array([comb(n - k, size) for k in range(n + 1)])[known_counts[:, p.leader]]
             dirty = all_teams - clean
             q = model.leader_own_side
             # evil wants its own side on the team; Merlin wants the evil he sees off it
@@ -269,17 +285,7 @@ def log_likelihood(ev: Evidence, table: np.ndarray, model: BehaviourModel) -> np
         for j, vote in enumerate(p.votes):
             if j == ev.seat:
                 continue
-            hit = _knows(table, j)[:, team].any(axis=1)
-            approve = np.where(
-                evil[:, j],
-                np.where(hit, model.evil_approves_own, model.evil_approves_other),
-                np.where(
-                    merlin[:, j],
-                    np.where(hit, model.merlin_approves_seen, model.merlin_approves_clean),
-                    model.good_approves,
-                ),
-            )
-            total += np.log(approve if vote else 1.0 - approve)
+            total += vote_log[vote][kind[:, j], hits[:, j].view(np.int8)]
     for team, fails, mine in zip(ev.quest_teams(), ev.fails, ev.own_cards, strict=True):
         others = [i for i in team if i != ev.seat]
         by_others = fails - (mine if ev.seat in team else 0)

@@ -2,8 +2,9 @@
 
 ``AvalonEnv.policies`` names these factories, so ``--team good=mappo-good`` and the like work
 for this task; each takes the text after ``name:`` in a team spec (a checkpoint of your own).
-Both were trained on ``roles="avalonbench-5", discussion=0`` against the rule-based bots
-(``docs/training/mappo-avalon/results.md`` has the commands and the measured win rates).
+Both were trained on ``roles="avalonbench-5", discussion=0`` (with ``quest_reward=0.2``)
+against the rule-based bots (``docs/training/mappo-avalon/results.md`` has the commands and
+the measured win rates).
 """
 
 from __future__ import annotations

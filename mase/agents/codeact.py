@@ -43,8 +43,8 @@ def extract_code(reply: str) -> str:
 
     An unclosed block runs to the end of the reply.
 
-    >>> extract_code("Here:\\n```python\\nprint(1)\\n```\\nDone.")
-    'print(1)\\n'
+    >>> extract_code("Here:\n```python\nprint(1)\n```\nDone.")
+    'print(1)\n'
     >>> extract_code("print(2)")
     'print(2)'
     """
