@@ -154,6 +154,7 @@ class AvalonEnv(TaskEnv):
     policies = {
         "deduction": "mase.envs.avalon.deduction_player:make_player",
         "mappo-good": "mase.envs.avalon.policies:mappo_good",
+        "mappo-good-7": "mase.envs.avalon.policies:mappo_good_7",
         "mappo-evil": "mase.envs.avalon.policies:mappo_evil",
     }
 

@@ -49,7 +49,7 @@ AVALONPLAY_7 = Preset(
         Team("random", "random"),
         Team("rule-based bots", "scripted"),
         Team("deduction as good", "scripted,good=deduction"),
-        # MAPPO-7 pending
+        Team("MAPPO as good", "scripted,good=mappo-good-7"),
         Team("llm seat (ad hoc)", "scripted,alpha=llm", probes=True),
         Team(
             "llm + belief seat (ad hoc)", "scripted,alpha=llm-belief", probes=True, belief=True

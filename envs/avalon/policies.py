@@ -2,9 +2,10 @@
 
 ``AvalonEnv.policies`` names these factories, so ``--team good=mappo-good`` and the like work
 for this task; each takes the text after ``name:`` in a team spec (a checkpoint of your own).
-Both were trained on ``roles="avalonbench-5", discussion=0`` (with ``quest_reward=0.2``)
-against the rule-based bots (``docs/training/mappo-avalon/results.md`` has the commands and
-the measured win rates).
+``mappo-good`` and ``mappo-evil`` were trained on ``roles="avalonbench-5", discussion=0``,
+``mappo-good-7`` on ``roles="avalonplay-7", discussion=0, fifth_proposal="forced"`` (all with
+``quest_reward=0.2``) against the rule-based bots (``docs/training/mappo-avalon/results.md``
+has the commands and the measured win rates).
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ def checkpoint(name: str) -> str:
 def mappo_good(arg: str | None) -> Any:
     """The MAPPO actor trained as the good side against evil bots, or the checkpoint at ``arg``."""
     return _mappo(arg, "mappo_good.pt")
+
+
+def mappo_good_7(arg: str | None) -> Any:
+    """The MAPPO actor trained as the good side of ``avalonplay-7`` against evil bots."""
+    return _mappo(arg, "mappo_good_7.pt")
 
 
 def mappo_evil(arg: str | None) -> Any:
