@@ -127,3 +127,12 @@ def test_shipped_evil_checkpoint_plays_whole_games():
     policy = make_policy("mappo-evil", env)
     metrics = play(env, "evil", lambda seats: dict.fromkeys(seats, policy), seed=0)
     assert metrics["winner"] in ("good", "evil") and metrics["valid_action_rate"] == 1.0
+
+
+def test_shipped_seven_player_checkpoint_plays_the_preset_with_discussion_in_silence():
+    """The avalonplay-7 preset's rules, discussion on: MAPPO says nothing, and that is a move."""
+    env = mase.make(ENV, roles="avalonplay-7", fifth_proposal="forced", discussion=1)
+    policy = make_policy("mappo-good-7", env)
+    for seed in range(3):
+        metrics = play(env, "good", lambda seats: dict.fromkeys(seats, policy), seed=seed)
+        assert metrics["valid_action_rate"] == 1.0
