@@ -41,6 +41,9 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/llm_concurrency.py
 	$(BIN)/python benchmarks/teams.py
 	$(BIN)/python benchmarks/leak_scan.py
+	$(BIN)/python benchmarks/leak_scan_avalon.py
+	$(BIN)/python benchmarks/leak_scan_avalon_models.py
+	$(BIN)/python benchmarks/mappo_avalon.py
 	$(BIN)/python benchmarks/fuzz.py
 
 clean:
