@@ -193,6 +193,55 @@ class ValueNorm:
 # -- envs -------------------------------------------------------------------------------------
 
 
+def ppo_step(
+    args: Args,
+    actor: nn.Module,
+    critic: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    value_norm: ValueNorm,
+    new_logprob: torch.Tensor,
+    entropy: torch.Tensor,
+    old_logprob: torch.Tensor,
+    advantages: torch.Tensor,
+    states: torch.Tensor,
+    returns: torch.Tensor,
+    old_values: torch.Tensor,
+) -> dict[str, float]:
+    """One gradient step of PPO's clipped surrogate and clipped Huber value loss.
+
+    The minibatch's advantages are normalized; values are compared in the normalized space of
+    ``value_norm``. Returns the step's ``pg_loss``, ``v_loss`` and ``approx_kl`` (the
+    approximate KL divergence of its policy ratio).
+    """
+    log_ratio = new_logprob - old_logprob
+    ratio = log_ratio.exp()
+    adv = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+    pg_loss = torch.max(
+        -adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)
+    ).mean()
+
+    new_value = critic(states)
+    target = value_norm.normalize(returns)
+    old_value = value_norm.normalize(old_values)
+    clipped = old_value + (new_value - old_value).clamp(-args.clip_coef, args.clip_coef)
+    huber = nn.functional.huber_loss
+    v_loss = torch.max(
+        huber(new_value, target, delta=args.huber_delta, reduction="none"),
+        huber(clipped, target, delta=args.huber_delta, reduction="none"),
+    ).mean()
+
+    loss = pg_loss + args.vf_coef * v_loss - args.ent_coef * entropy
+    optimizer.zero_grad()
+    loss.backward()
+    nn.utils.clip_grad_norm_([*actor.parameters(), *critic.parameters()], args.max_grad_norm)
+    optimizer.step()
+    return {
+        "pg_loss": float(pg_loss.detach()),
+        "v_loss": float(v_loss.detach()),
+        "approx_kl": float(((ratio - 1) - log_ratio).mean().detach()),
+    }
+
+
 def make_env(args: Args, index: int):
     """One vector-view env of the task (no message channel: MAPPO agents do not talk)."""
     env = mase.make(args.env, obs_mode="vector", **args.env_kwargs)
@@ -380,33 +429,11 @@ def train_rounds(args: Args) -> Path:
                     entropy.append(dist.entropy())
                 new_logprob = torch.stack(new_logprob).view(T, n, A)
                 entropy = torch.stack(entropy).mean()
-                log_ratio = new_logprob - logprob_buf[:, idx]
-                ratio = log_ratio.exp()
-                adv = advantages[:, idx]
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-                pg_loss = torch.max(
-                    -adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)
-                ).mean()
-
-                new_value = critic(state_buf[:, idx])
-                target = value_norm.normalize(returns[:, idx])
-                old_value = value_norm.normalize(value_buf[:, idx])
-                clipped = old_value + (new_value - old_value).clamp(-args.clip_coef, args.clip_coef)
-                huber = nn.functional.huber_loss
-                v_loss = torch.max(
-                    huber(new_value, target, delta=args.huber_delta, reduction="none"),
-                    huber(clipped, target, delta=args.huber_delta, reduction="none"),
-                ).mean()
-
-                entropy_loss = -entropy
-                loss = pg_loss + args.vf_coef * v_loss + args.ent_coef * entropy_loss
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(
-                    [*actor.parameters(), *critic.parameters()], args.max_grad_norm
-                )
-                optimizer.step()
-                approx_kl = float(((ratio - 1) - log_ratio).mean().detach())
+                losses = ppo_step(
+                    args, actor, critic, optimizer, value_norm, new_logprob, entropy,
+                    logprob_buf[:, idx], advantages[:, idx], state_buf[:, idx], returns[:, idx],
+                    value_buf[:, idx],
+                )  # fmt: skip
 
         # -- metrics and checkpoints ---------------------------------------------------------
         recent = (recent + finished)[-200:]
@@ -424,10 +451,10 @@ def train_rounds(args: Args) -> Path:
             "charts/sps": round(sps),
             "perf/rollout_sps": round(rollout_sps),
             "perf/episodes": len(finished),
-            "losses/pg_loss": round(pg_loss.item(), 5),
-            "losses/v_loss": round(v_loss.item(), 5),
+            "losses/pg_loss": round(losses["pg_loss"], 5),
+            "losses/v_loss": round(losses["v_loss"], 5),
             "losses/entropy": round(entropy.item(), 4),
-            "losses/approx_kl": round(approx_kl, 5),
+            "losses/approx_kl": round(losses["approx_kl"], 5),
         }
         if writer is None:
             writer = csv.DictWriter(metrics_file, fieldnames=list(row))

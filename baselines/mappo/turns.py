@@ -45,7 +45,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
 from torch.distributions import Categorical, Distribution
 
 from mase.agents import make_policy
@@ -55,6 +54,7 @@ from mase.baselines.mappo.mappo import (
     Critic,
     ValueNorm,
     make_env,
+    ppo_step,
     save_checkpoint,
     tensorboard_writer,
 )
@@ -289,33 +289,11 @@ def train_turns(args: Args) -> Path:
                     entropy.append(dist.entropy())
                 new_logprob = torch.stack(new_logprob)
                 entropy = torch.stack(entropy).mean()
-                log_ratio = new_logprob - logprob_buf[:, idx]
-                ratio = log_ratio.exp()
-                adv = advantages[:, idx]
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-                pg_loss = torch.max(
-                    -adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)
-                ).mean()
-
-                new_value = critic(state_buf[:, idx])
-                target = value_norm.normalize(returns[:, idx])
-                old_value = value_norm.normalize(value_buf[:, idx])
-                clipped = old_value + (new_value - old_value).clamp(-args.clip_coef, args.clip_coef)
-                huber = nn.functional.huber_loss
-                v_loss = torch.max(
-                    huber(new_value, target, delta=args.huber_delta, reduction="none"),
-                    huber(clipped, target, delta=args.huber_delta, reduction="none"),
-                ).mean()
-
-                entropy_loss = -entropy
-                loss = pg_loss + args.vf_coef * v_loss + args.ent_coef * entropy_loss
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(
-                    [*actor.parameters(), *critic.parameters()], args.max_grad_norm
-                )
-                optimizer.step()
-                approx_kl = float(((ratio - 1) - log_ratio).mean().detach())
+                losses = ppo_step(
+                    args, actor, critic, optimizer, value_norm, new_logprob, entropy,
+                    logprob_buf[:, idx], advantages[:, idx], state_buf[:, idx], returns[:, idx],
+                    value_buf[:, idx],
+                )  # fmt: skip
 
         # -- metrics and checkpoints ---------------------------------------------------------
         recent = (recent + finished)[-200:]
@@ -337,10 +315,10 @@ def train_turns(args: Args) -> Path:
                 else 0.0
                 for name in measures
             },
-            "losses/pg_loss": round(pg_loss.item(), 5),
-            "losses/v_loss": round(v_loss.item(), 5),
+            "losses/pg_loss": round(losses["pg_loss"], 5),
+            "losses/v_loss": round(losses["v_loss"], 5),
             "losses/entropy": round(entropy.item(), 4),
-            "losses/approx_kl": round(approx_kl, 5),
+            "losses/approx_kl": round(losses["approx_kl"], 5),
         }
         if writer is None:
             writer = csv.DictWriter(metrics_file, fieldnames=list(row))
