@@ -432,10 +432,13 @@ def test_no_seat_is_ever_told_a_role_or_side_the_rules_keep_from_it(role_set):
     """Random games (legal moves, some invalid ones, some discussion, both variants, the Lady
     of the Lake where allowed): every seat's text, at every step, states only the roles and
     sides the rulebook reveals to it: its role's knowledge, its own Lady of the Lake
-    examinations, and the Assassin's public act (who the Assassin is, and a hit on Merlin)."""
+    examinations, and the Assassin's public act (who the Assassin is, and a hit on Merlin).
+
+    Sixty games a set here; ``test_leak_scan`` checks every view against the rulebook too, and
+    ``benchmarks/leak_scan_avalon.py`` plays thousands."""
     rng = np.random.default_rng(0)
     n = len(mase.make("mase/Avalon-v0", roles=role_set).possible_agents)
-    for game_number in range(200):
+    for game_number in range(60):
         env = mase.make(
             "mase/Avalon-v0",
             roles=role_set,
