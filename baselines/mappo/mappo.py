@@ -277,6 +277,108 @@ def tensorboard_writer(out: Path):
     return SummaryWriter(str(out))
 
 
+class MetricsLog:
+    """The training log: one row an update into ``out/metrics.csv``.
+
+    Its ``group/name`` columns go to TensorBoard too when it is installed.
+    """
+
+    def __init__(self, out: Path) -> None:
+        self.file = (out / "metrics.csv").open("w", newline="")
+        self.board = tensorboard_writer(out)
+        self.writer: csv.DictWriter | None = None
+
+    def write(self, row: dict, global_step: int) -> None:
+        """Append one update's row (the CSV's columns are the first row's keys)."""
+        if self.writer is None:
+            self.writer = csv.DictWriter(self.file, fieldnames=list(row))
+            self.writer.writeheader()
+        self.writer.writerow(row)
+        if self.board is not None:
+            for name, value in row.items():
+                if "/" in name:
+                    self.board.add_scalar(name, value, global_step)
+        self.file.flush()
+
+    def close(self) -> None:
+        """Close the CSV file and the TensorBoard writer."""
+        self.file.close()
+        if self.board is not None:
+            self.board.close()
+
+
+@dataclass
+class Run:
+    """What both training loops set up alike.
+
+    The output folder, the seeded generator, the envs and their sizes, the networks, the
+    optimizer and the metrics log.
+    """
+
+    out: Path
+    rng: np.random.Generator
+    envs: list
+    agents: list[str]
+    obs_dim: int
+    n_actions: int
+    state_dim: int
+    seats: torch.Tensor  # one-hot seat ids, [agents, agents]
+    actor: Actor
+    critic: Critic
+    optimizer: torch.optim.Optimizer
+    value_norm: ValueNorm
+    log: MetricsLog
+    checkpoint: Path
+
+    @classmethod
+    def start(cls, args: Args, seat_in_critic: bool = False) -> Run:
+        """Seed, make ``args.num_envs`` envs and the networks.
+
+        The critic reads the global state, and the one-hot seat too when ``seat_in_critic``.
+        """
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "args.json").write_text(json.dumps(asdict(args), indent=2))
+        torch.set_num_threads(args.threads)
+        Distribution.set_default_validate_args(False)  # masks make many logits -1e9 on purpose
+        torch.manual_seed(args.seed)
+        rng = np.random.default_rng(args.seed)
+        envs = [make_env(args, i) for i in range(args.num_envs)]
+        agents = list(envs[0].possible_agents)
+        obs_dim = envs[0].observation_space(agents[0])["observation"].shape[0]
+        n_actions = envs[0].action_space(agents[0]).n
+        state_dim = envs[0].state_space.shape[0]
+        actor = Actor(obs_dim, len(agents), n_actions, args.hidden)
+        critic = Critic(state_dim + (len(agents) if seat_in_critic else 0), args.hidden)
+        optimizer = torch.optim.Adam(
+            [*actor.parameters(), *critic.parameters()], lr=args.learning_rate, eps=1e-5
+        )
+        return cls(
+            out, rng, envs, agents, obs_dim, n_actions, state_dim, torch.eye(len(agents)),
+            actor, critic, optimizer, ValueNorm(), MetricsLog(out), out / "mappo.pt",
+        )  # fmt: skip
+
+    def updates(self, args: Args, per_update: int, unit: str, batch: str) -> int:
+        """How many updates of ``per_update`` turns ``args.total_timesteps`` makes (at least one).
+
+        Says so when ``args.total_timesteps`` is not a whole number of batches.
+        """
+        num_updates = max(1, args.total_timesteps // per_update)
+        if num_updates * per_update != args.total_timesteps:
+            print(
+                f"training {num_updates * per_update:,} {unit}: --total-timesteps "
+                f"{args.total_timesteps:,} rounded to whole batches of {per_update:,} ({batch})",
+                flush=True,
+            )
+        return num_updates
+
+    def anneal(self, args: Args, update: int, num_updates: int) -> None:
+        """Decay the learning rate linearly to zero over the run when ``args.anneal_lr``."""
+        if args.anneal_lr:
+            lr = args.learning_rate * (1 - (update - 1) / num_updates)
+            self.optimizer.param_groups[0]["lr"] = lr
+
+
 def train(args: Args) -> Path:
     """Train, writing metrics and checkpoints under ``args.out``; returns the final checkpoint.
 
@@ -294,28 +396,11 @@ def train(args: Args) -> Path:
 
 def train_rounds(args: Args) -> Path:
     """The round-lockstep loop: every seat learns, one round of every env per rollout step."""
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "args.json").write_text(json.dumps(asdict(args), indent=2))
-    torch.set_num_threads(args.threads)
-    Distribution.set_default_validate_args(False)  # masks make many logits -1e9 on purpose
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-
-    envs = [make_env(args, i) for i in range(args.num_envs)]
-    agents = list(envs[0].possible_agents)
+    run = Run.start(args)
+    rng, envs, agents, seats = run.rng, run.envs, run.agents, run.seats
+    obs_dim, n_actions, state_dim = run.obs_dim, run.n_actions, run.state_dim
+    actor, critic, optimizer, value_norm = run.actor, run.critic, run.optimizer, run.value_norm
     N, A, T = args.num_envs, len(agents), args.num_rounds
-    obs_dim = envs[0].observation_space(agents[0])["observation"].shape[0]
-    n_actions = envs[0].action_space(agents[0]).n
-    state_dim = envs[0].state_space.shape[0]
-    seats = torch.eye(A)
-
-    actor = Actor(obs_dim, A, n_actions, args.hidden)
-    critic = Critic(state_dim, args.hidden)
-    optimizer = torch.optim.Adam(
-        [*actor.parameters(), *critic.parameters()], lr=args.learning_rate, eps=1e-5
-    )
-    value_norm = ValueNorm()
 
     # rollout buffers: [round, env, agent, ...]
     obs_buf = torch.zeros(T, N, A, obs_dim)
@@ -331,24 +416,14 @@ def train_rounds(args: Args) -> Path:
     hidden = torch.zeros(N, A, args.hidden)
     episode_start = torch.ones(N)
     turns_per_update = T * N * A
-    num_updates = max(1, args.total_timesteps // turns_per_update)
-    if num_updates * turns_per_update != args.total_timesteps:  # whole batches only: say so
-        print(
-            f"training {num_updates * turns_per_update:,} agent turns: --total-timesteps "
-            f"{args.total_timesteps:,} rounded to whole batches of {turns_per_update:,} "
-            f"(--num-envs x --num-rounds x {A} agents)",
-            flush=True,
-        )
+    num_updates = run.updates(
+        args, turns_per_update, "agent turns", f"--num-envs x --num-rounds x {A} agents"
+    )
     global_step, t0 = 0, time.time()
-    metrics_file = (out / "metrics.csv").open("w", newline="")
-    board = tensorboard_writer(out)
-    writer: csv.DictWriter | None = None
     recent: list[tuple[float, float]] = []
-    checkpoint = out / "mappo.pt"
 
     for update in range(1, num_updates + 1):
-        if args.anneal_lr:
-            optimizer.param_groups[0]["lr"] = args.learning_rate * (1 - (update - 1) / num_updates)
+        run.anneal(args, update, num_updates)
         hidden_start = hidden.clone()
         finished: list[tuple[float, float]] = []
         rollout_start = time.time()
@@ -456,24 +531,14 @@ def train_rounds(args: Args) -> Path:
             "losses/entropy": round(entropy.item(), 4),
             "losses/approx_kl": round(losses["approx_kl"], 5),
         }
-        if writer is None:
-            writer = csv.DictWriter(metrics_file, fieldnames=list(row))
-            writer.writeheader()
-        writer.writerow(row)
-        if board is not None:
-            for name, value in row.items():
-                if "/" in name:
-                    board.add_scalar(name, value, global_step)
-        metrics_file.flush()
+        run.log.write(row, global_step)
         stats = {"score": score, "rounds": rounds, "success_rate": success}
         if update % args.checkpoint_every == 0 or update == num_updates:
-            save_checkpoint(checkpoint, actor, args, envs[0], global_step, stats)
+            save_checkpoint(run.checkpoint, actor, args, envs[0], global_step, stats)
         print(
             f"update {update}/{num_updates}  step {global_step}  score {score:.1f}  "
             f"rounds {rounds:.1f}  success {success:.0%}  sps {sps:.0f}",
             flush=True,
         )
-    metrics_file.close()
-    if board is not None:
-        board.close()
-    return checkpoint
+    run.log.close()
+    return run.checkpoint

@@ -36,28 +36,17 @@ checkpoints.
 
 from __future__ import annotations
 
-import csv
-import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from torch.distributions import Categorical, Distribution
+from torch.distributions import Categorical
 
 from mase.agents import make_policy
-from mase.baselines.mappo.mappo import (
-    Actor,
-    Args,
-    Critic,
-    ValueNorm,
-    make_env,
-    ppo_step,
-    save_checkpoint,
-    tensorboard_writer,
-)
+from mase.baselines.mappo.mappo import Args, Run, ppo_step, save_checkpoint
 from mase.runner.episode import seat_seeds
 
 #: Rollout steps with no successor transition of the same seat (yet).
@@ -105,32 +94,15 @@ def new_episode(table: Table, args: Args, seed: int) -> None:
 
 def train_turns(args: Args) -> Path:
     """Train turn by turn (see the module docstring); returns the final checkpoint."""
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "args.json").write_text(json.dumps(asdict(args), indent=2))
-    torch.set_num_threads(args.threads)
-    Distribution.set_default_validate_args(False)  # masks make many logits -1e9 on purpose
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-
-    envs = [make_env(args, i) for i in range(args.num_envs)]
-    agents = list(envs[0].possible_agents)
+    run = Run.start(args, seat_in_critic=True)  # the seat too: sides differ in value
+    rng, envs, agents, seats = run.rng, run.envs, run.agents, run.seats
+    obs_dim, n_actions, state_dim = run.obs_dim, run.n_actions, run.state_dim
+    actor, critic, optimizer, value_norm = run.actor, run.critic, run.optimizer, run.value_norm
     N, A, T = args.num_envs, len(agents), args.num_steps
-    obs_dim = envs[0].observation_space(agents[0])["observation"].shape[0]
-    n_actions = envs[0].action_space(agents[0]).n
-    state_dim = envs[0].state_space.shape[0]
-    seats = torch.eye(A)
     seat_index = {a: i for i, a in enumerate(agents)}
     # the task's numeric episode measures, logged as episode/NAME (known before any episode ends)
     measures = [k for k, v in envs[0].unwrapped.metrics().items()
                 if isinstance(v, int | float) and not isinstance(v, bool)]  # fmt: skip
-
-    actor = Actor(obs_dim, A, n_actions, args.hidden)
-    critic = Critic(state_dim + A, args.hidden)  # the seat too: sides differ in value
-    optimizer = torch.optim.Adam(
-        [*actor.parameters(), *critic.parameters()], lr=args.learning_rate, eps=1e-5
-    )
-    value_norm = ValueNorm()
 
     # rollout buffers: [learner turn, env, ...]; each step is one learner seat's turn
     obs_buf = torch.zeros(T, N, obs_dim)
@@ -151,20 +123,9 @@ def train_turns(args: Args) -> Path:
         new_episode(table, args, args.seed + i)
     hidden = torch.zeros(N, A, args.hidden)
     turns_per_update = T * N
-    num_updates = max(1, args.total_timesteps // turns_per_update)
-    if num_updates * turns_per_update != args.total_timesteps:  # whole batches only: say so
-        print(
-            f"training {num_updates * turns_per_update:,} learner turns: --total-timesteps "
-            f"{args.total_timesteps:,} rounded to whole batches of {turns_per_update:,} "
-            f"(--num-envs x --num-steps)",
-            flush=True,
-        )
+    num_updates = run.updates(args, turns_per_update, "learner turns", "--num-envs x --num-steps")
     global_step, t0 = 0, time.time()
-    metrics_file = (out / "metrics.csv").open("w", newline="")
-    board = tensorboard_writer(out)
-    writer: csv.DictWriter | None = None
     recent: list[tuple[float, dict]] = []
-    checkpoint = out / "mappo.pt"
 
     def reward(table: Table, n: int) -> None:
         """Credit the step's rewards to each learner seat's latest transition."""
@@ -206,8 +167,7 @@ def train_turns(args: Args) -> Path:
         play_to_learner(table, n)
 
     for update in range(1, num_updates + 1):
-        if args.anneal_lr:
-            optimizer.param_groups[0]["lr"] = args.learning_rate * (1 - (update - 1) / num_updates)
+        run.anneal(args, update, num_updates)
         hidden_start = hidden.clone()
         finished = []
         reward_buf.zero_(), done_buf.zero_(), bootstrap_buf.zero_(), next_buf.fill_(NONE)
@@ -320,24 +280,14 @@ def train_turns(args: Args) -> Path:
             "losses/entropy": round(entropy.item(), 4),
             "losses/approx_kl": round(losses["approx_kl"], 5),
         }
-        if writer is None:
-            writer = csv.DictWriter(metrics_file, fieldnames=list(row))
-            writer.writeheader()
-        writer.writerow(row)
-        if board is not None:
-            for name, value in row.items():
-                if "/" in name:
-                    board.add_scalar(name, value, global_step)
-        metrics_file.flush()
+        run.log.write(row, global_step)
         stats = {"episodic_return": episodic_return, "win_rate": win_rate}
         if update % args.checkpoint_every == 0 or update == num_updates:
-            save_checkpoint(checkpoint, actor, args, envs[0], global_step, stats)
+            save_checkpoint(run.checkpoint, actor, args, envs[0], global_step, stats)
         print(
             f"update {update}/{num_updates}  step {global_step}  return {episodic_return:+.3f}  "
             f"win {win_rate:.0%}  sps {sps:.0f}",
             flush=True,
         )
-    metrics_file.close()
-    if board is not None:
-        board.close()
-    return checkpoint
+    run.log.close()
+    return run.checkpoint

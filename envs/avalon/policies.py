@@ -10,17 +10,14 @@ has the commands and the measured win rates).
 
 from __future__ import annotations
 
-from importlib import resources
-from pathlib import Path
 from typing import Any
+
+from mase.envs import shipped
 
 
 def checkpoint(name: str) -> str:
     """Path of a trained model shipped with the task (``checkpoints/NAME`` in this folder)."""
-    path = resources.files(__package__).joinpath("checkpoints", name)
-    if not path.is_file():
-        raise FileNotFoundError(f"no shipped checkpoint {name!r}; train one with `mase train`")
-    return str(path)
+    return shipped.checkpoint(__package__, name)
 
 
 def mappo_good(arg: str | None) -> Any:
@@ -38,9 +35,7 @@ def mappo_evil(arg: str | None) -> Any:
     return _mappo(arg, "mappo_evil.pt")
 
 
-def _mappo(arg: str | None, shipped: str) -> Any:
+def _mappo(arg: str | None, name: str) -> Any:
     from mase.baselines.mappo import MAPPOPolicy
 
-    if arg and not Path(arg).is_file():
-        raise FileNotFoundError(f"no checkpoint file at {arg}")
-    return MAPPOPolicy.load(arg or checkpoint(shipped))
+    return MAPPOPolicy.load(shipped.given_or_shipped(arg, __package__, name))

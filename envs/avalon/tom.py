@@ -59,25 +59,29 @@ def role_questions(context: ProbeContext) -> Iterator[Question]:
     for asked in seats:
         others = [s for s in seats if s != asked]
         about = others[int(context.rng.integers(len(others)))]
-        yield Question(
-            asked=asked,
-            level="first_order",
-            kind="side",
-            question=FIRST.format(other=about.capitalize()),
-            facts=(("side", about),),
-            about=about,
-            holds=lambda tracker, truth, about=about: truth.get(("side", about)) == "evil",
-        )
+        yield _side_question(
+            "first_order", asked, about, about,
+            lambda tracker, truth, about=about: truth.get(("side", about)) == "evil",
+        )  # fmt: skip
         thinker = others[int(context.rng.integers(len(others)))]
-        yield Question(
-            asked=asked,
-            level="second_order",
-            kind="side",
-            question=SECOND.format(other=thinker.capitalize()),
-            facts=(("side", asked),),
-            about=thinker,
-            holds=lambda tracker, truth, j=thinker, i=asked: _thinks_evil(env, j, i),
-        )
+        yield _side_question(
+            "second_order", asked, thinker, asked,
+            lambda tracker, truth, j=thinker, i=asked: _thinks_evil(env, j, i),
+        )  # fmt: skip
+
+
+def _side_question(level: str, asked: str, about: str, whose_side: str, holds) -> Question:
+    """A yes/no question to ``asked`` about ``about``, on the side of ``whose_side``."""
+    template = FIRST if level == "first_order" else SECOND
+    return Question(
+        asked=asked,
+        level=level,
+        kind="side",
+        question=template.format(other=about.capitalize()),
+        facts=(("side", whose_side),),
+        about=about,
+        holds=holds,
+    )
 
 
 def _thinks_evil(env, thinker: str, other: str) -> bool:

@@ -7,17 +7,14 @@ spec (``cbs:N`` a node budget, ``mappo:PATH`` and ``sb3-ppo:PATH`` a checkpoint 
 
 from __future__ import annotations
 
-from importlib import resources
-from pathlib import Path
 from typing import Any
+
+from mase.envs import shipped
 
 
 def checkpoint(name: str) -> str:
     """Path of a trained model shipped with the task (``checkpoints/NAME`` in this folder)."""
-    path = resources.files(__package__).joinpath("checkpoints", name)
-    if not path.is_file():
-        raise FileNotFoundError(f"no shipped checkpoint {name!r}; train one with `mase train`")
-    return str(path)
+    return shipped.checkpoint(__package__, name)
 
 
 def cbs(arg: str | None) -> Any:
@@ -35,18 +32,11 @@ def mappo(arg: str | None) -> Any:
     """The shipped MAPPO actor (``mase train mappo``), or the checkpoint at ``arg``."""
     from mase.baselines.mappo import MAPPOPolicy
 
-    return MAPPOPolicy.load(_given(arg) or checkpoint("mappo.pt"))
+    return MAPPOPolicy.load(shipped.given_or_shipped(arg, __package__, "mappo.pt"))
 
 
 def sb3_ppo(arg: str | None) -> Any:
     """The shipped parameter-shared SB3 PPO model (``mase train sb3-ppo``), or ``arg``'s."""
     from mase.baselines.sb3 import SB3Policy
 
-    return SB3Policy.load(_given(arg) or checkpoint("sb3_ppo.zip"))
-
-
-def _given(path: str | None) -> str | None:
-    """A checkpoint path given after ``name:``, which must be a file (none: the shipped one)."""
-    if path and not Path(path).is_file():
-        raise FileNotFoundError(f"no checkpoint file at {path}")
-    return path
+    return SB3Policy.load(shipped.given_or_shipped(arg, __package__, "sb3_ppo.zip"))

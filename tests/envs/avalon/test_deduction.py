@@ -162,15 +162,8 @@ def test_mordred_hidden_from_merlin_and_oberon_from_his_team():
     assert len(deduction.assignments(tuple(sorted(deal)), 2, "Loyal Servant")) == 60480
 
 
-def test_a_failed_quest_makes_its_team_suspect_and_clears_the_others():
-    env = mase.make("mase/Avalon-v0", roles="avalonbench-5", discussion=0)
-    deal = ("Loyal Servant", "Minion of Mordred", "Merlin", "Assassin", "Loyal Servant")
-    env.reset(seed=0, options={"deal": deal, "leader": "alpha"})
-    env.step("propose alpha, bravo")
-    for _ in range(5):
-        env.step("approve")
-    env.step("success")
-    env.step("fail")  # bravo, the Minion
+def test_a_failed_quest_makes_its_team_suspect_and_clears_the_others(first_quest_fails):
+    env = first_quest_fails(mase.make("mase/Avalon-v0", roles="avalonbench-5", discussion=0))
     p = posterior(evidence(env.unwrapped.world, 0)).p_evil()
     assert p[1] == 1.0  # alpha knows it was not his own card
     assert p[2] < 0.5 and p[3] < 0.5 and p[4] < 0.5

@@ -87,15 +87,10 @@ def test_probes_ask_role_deduction_after_each_quest_with_exact_references(server
     assert sum(p["correct"] for p in first) / len(first) >= 0.5
 
 
-def test_second_order_reference_is_the_thinkers_exact_posterior():
-    env = ToMProbe(mase.make("mase/Avalon-v0", roles="avalonbench-5", discussion=0))
-    deal = ("Loyal Servant", "Minion of Mordred", "Merlin", "Assassin", "Loyal Servant")
-    env.reset(seed=0, options={"deal": deal, "leader": "alpha"})
-    env.step("propose alpha, bravo")
-    for _ in range(5):
-        env.step("approve")
-    env.step("success")
-    env.step("fail")
+def test_second_order_reference_is_the_thinkers_exact_posterior(first_quest_fails):
+    env = first_quest_fails(
+        ToMProbe(mase.make("mase/Avalon-v0", roles="avalonbench-5", discussion=0))
+    )
     base = env.unwrapped
     # the Assassin knows the Minion is evil; a servant cannot tell who failed but alpha did not
     assert tom._thinks_evil(base, "delta", "bravo") is True
