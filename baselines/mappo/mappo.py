@@ -29,6 +29,7 @@ from __future__ import annotations
 import csv
 import json
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -249,6 +250,16 @@ def make_env(args: Args, index: int):
     return env
 
 
+def loss_columns(losses: dict, entropy: torch.Tensor) -> dict:
+    """The ``losses/*`` columns of a metrics row from the last minibatch's PPO step."""
+    return {
+        "losses/pg_loss": round(losses["pg_loss"], 5),
+        "losses/v_loss": round(losses["v_loss"], 5),
+        "losses/entropy": round(entropy.item(), 4),
+        "losses/approx_kl": round(losses["approx_kl"], 5),
+    }
+
+
 def save_checkpoint(path: Path, actor: Actor, args: Args, env, step: int, stats: dict) -> None:
     """Save the actor and what is needed to rebuild it and its env."""
     torch.save(
@@ -372,6 +383,26 @@ class Run:
             )
         return num_updates
 
+    def minibatches(self, args: Args) -> Iterator[torch.Tensor]:
+        """``args.update_epochs`` times, the envs shuffled and split into minibatches of ids.
+
+        Whole envs go to a minibatch, so each replays its recurrences in order.
+        """
+        env_ids = np.arange(args.num_envs)
+        for _epoch in range(args.update_epochs):
+            self.rng.shuffle(env_ids)
+            for chunk in np.array_split(env_ids, args.num_minibatches):
+                yield torch.as_tensor(chunk)
+
+    def ppo(self, args: Args, idx, new_logprob, entropy, logprob, advantages, state, returns,
+            value) -> dict:  # fmt: skip
+        """:func:`ppo_step` on the minibatch ``idx`` of the rollout buffers (axis 1: envs)."""
+        return ppo_step(
+            args, self.actor, self.critic, self.optimizer, self.value_norm, new_logprob,
+            entropy, logprob[:, idx], advantages[:, idx], state[:, idx], returns[:, idx],
+            value[:, idx],
+        )  # fmt: skip
+
     def anneal(self, args: Args, update: int, num_updates: int) -> None:
         """Decay the learning rate linearly to zero over the run when ``args.anneal_lr``."""
         if args.anneal_lr:
@@ -399,7 +430,7 @@ def train_rounds(args: Args) -> Path:
     run = Run.start(args)
     rng, envs, agents, seats = run.rng, run.envs, run.agents, run.seats
     obs_dim, n_actions, state_dim = run.obs_dim, run.n_actions, run.state_dim
-    actor, critic, optimizer, value_norm = run.actor, run.critic, run.optimizer, run.value_norm
+    actor, critic, value_norm = run.actor, run.critic, run.value_norm
     N, A, T = args.num_envs, len(agents), args.num_rounds
 
     # rollout buffers: [round, env, agent, ...]
@@ -481,34 +512,29 @@ def train_rounds(args: Args) -> Path:
         value_norm.update(returns)
 
         # -- PPO update over whole sequences (minibatches split the envs) --------------------
-        env_ids = np.arange(N)
-        for _epoch in range(args.update_epochs):
-            rng.shuffle(env_ids)
-            for chunk in np.array_split(env_ids, args.num_minibatches):
-                idx = torch.as_tensor(chunk)
-                n = len(idx)
-                # agents' recurrences are independent: fold the agent axis into the batch
-                h = hidden_start[idx].reshape(n * A, args.hidden)
-                seat = seats.repeat(n, 1)
-                new_logprob, entropy = [], []
-                for t in range(T):
-                    h = h * (1.0 - start_buf[t, idx]).repeat_interleave(A).unsqueeze(-1)
-                    logits, h = actor(
-                        obs_buf[t, idx].reshape(n * A, obs_dim),
-                        seat,
-                        h,
-                        mask_buf[t, idx].reshape(n * A, n_actions),
-                    )
-                    dist = Categorical(logits=logits)
-                    new_logprob.append(dist.log_prob(action_buf[t, idx].reshape(n * A)))
-                    entropy.append(dist.entropy())
-                new_logprob = torch.stack(new_logprob).view(T, n, A)
-                entropy = torch.stack(entropy).mean()
-                losses = ppo_step(
-                    args, actor, critic, optimizer, value_norm, new_logprob, entropy,
-                    logprob_buf[:, idx], advantages[:, idx], state_buf[:, idx], returns[:, idx],
-                    value_buf[:, idx],
-                )  # fmt: skip
+        for idx in run.minibatches(args):
+            n = len(idx)
+            # agents' recurrences are independent: fold the agent axis into the batch
+            h = hidden_start[idx].reshape(n * A, args.hidden)
+            seat = seats.repeat(n, 1)
+            new_logprob, entropy = [], []
+            for t in range(T):
+                h = h * (1.0 - start_buf[t, idx]).repeat_interleave(A).unsqueeze(-1)
+                logits, h = actor(
+                    obs_buf[t, idx].reshape(n * A, obs_dim),
+                    seat,
+                    h,
+                    mask_buf[t, idx].reshape(n * A, n_actions),
+                )
+                dist = Categorical(logits=logits)
+                new_logprob.append(dist.log_prob(action_buf[t, idx].reshape(n * A)))
+                entropy.append(dist.entropy())
+            new_logprob = torch.stack(new_logprob).view(T, n, A)
+            entropy = torch.stack(entropy).mean()
+            losses = run.ppo(
+                args, idx, new_logprob, entropy, logprob_buf, advantages, state_buf, returns,
+                value_buf,
+            )  # fmt: skip
 
         # -- metrics and checkpoints ---------------------------------------------------------
         recent = (recent + finished)[-200:]
@@ -526,10 +552,7 @@ def train_rounds(args: Args) -> Path:
             "charts/sps": round(sps),
             "perf/rollout_sps": round(rollout_sps),
             "perf/episodes": len(finished),
-            "losses/pg_loss": round(losses["pg_loss"], 5),
-            "losses/v_loss": round(losses["v_loss"], 5),
-            "losses/entropy": round(entropy.item(), 4),
-            "losses/approx_kl": round(losses["approx_kl"], 5),
+            **loss_columns(losses, entropy),
         }
         run.log.write(row, global_step)
         stats = {"score": score, "rounds": rounds, "success_rate": success}

@@ -46,7 +46,7 @@ import torch
 from torch.distributions import Categorical
 
 from mase.agents import make_policy
-from mase.baselines.mappo.mappo import Args, Run, ppo_step, save_checkpoint
+from mase.baselines.mappo.mappo import Args, Run, loss_columns, save_checkpoint
 from mase.runner.episode import seat_seeds
 
 #: Rollout steps with no successor transition of the same seat (yet).
@@ -97,7 +97,7 @@ def train_turns(args: Args) -> Path:
     run = Run.start(args, seat_in_critic=True)  # the seat too: sides differ in value
     rng, envs, agents, seats = run.rng, run.envs, run.agents, run.seats
     obs_dim, n_actions, state_dim = run.obs_dim, run.n_actions, run.state_dim
-    actor, critic, optimizer, value_norm = run.actor, run.critic, run.optimizer, run.value_norm
+    actor, critic, value_norm = run.actor, run.critic, run.value_norm
     N, A, T = args.num_envs, len(agents), args.num_steps
     seat_index = {a: i for i, a in enumerate(agents)}
     # the task's numeric episode measures, logged as episode/NAME (known before any episode ends)
@@ -230,30 +230,25 @@ def train_turns(args: Args) -> Path:
         value_norm.update(returns)
 
         # -- PPO update: each env's turns replayed in order (minibatches split the envs) ------
-        env_ids = np.arange(N)
-        for _epoch in range(args.update_epochs):
-            rng.shuffle(env_ids)
-            for chunk in np.array_split(env_ids, args.num_minibatches):
-                idx = torch.as_tensor(chunk)
-                n = len(idx)
-                rows = torch.arange(n)
-                h = hidden_start[idx]  # [env, seat, hidden]: each seat's own recurrence
-                new_logprob, entropy = [], []
-                for t in range(T):
-                    seat = seat_buf[t, idx]
-                    h_in = h[rows, seat] * (1.0 - first_buf[t, idx]).unsqueeze(-1)
-                    logits, h_out = actor(obs_buf[t, idx], seats[seat], h_in, mask_buf[t, idx])
-                    h = h.index_put((rows, seat), h_out)
-                    dist = Categorical(logits=logits)
-                    new_logprob.append(dist.log_prob(action_buf[t, idx]))
-                    entropy.append(dist.entropy())
-                new_logprob = torch.stack(new_logprob)
-                entropy = torch.stack(entropy).mean()
-                losses = ppo_step(
-                    args, actor, critic, optimizer, value_norm, new_logprob, entropy,
-                    logprob_buf[:, idx], advantages[:, idx], state_buf[:, idx], returns[:, idx],
-                    value_buf[:, idx],
-                )  # fmt: skip
+        for idx in run.minibatches(args):
+            n = len(idx)
+            rows = torch.arange(n)
+            h = hidden_start[idx]  # [env, seat, hidden]: each seat's own recurrence
+            new_logprob, entropy = [], []
+            for t in range(T):
+                seat = seat_buf[t, idx]
+                h_in = h[rows, seat] * (1.0 - first_buf[t, idx]).unsqueeze(-1)
+                logits, h_out = actor(obs_buf[t, idx], seats[seat], h_in, mask_buf[t, idx])
+                h = h.index_put((rows, seat), h_out)
+                dist = Categorical(logits=logits)
+                new_logprob.append(dist.log_prob(action_buf[t, idx]))
+                entropy.append(dist.entropy())
+            new_logprob = torch.stack(new_logprob)
+            entropy = torch.stack(entropy).mean()
+            losses = run.ppo(
+                args, idx, new_logprob, entropy, logprob_buf, advantages, state_buf, returns,
+                value_buf,
+            )  # fmt: skip
 
         # -- metrics and checkpoints ---------------------------------------------------------
         recent = (recent + finished)[-200:]
@@ -275,10 +270,7 @@ def train_turns(args: Args) -> Path:
                 else 0.0
                 for name in measures
             },
-            "losses/pg_loss": round(losses["pg_loss"], 5),
-            "losses/v_loss": round(losses["v_loss"], 5),
-            "losses/entropy": round(entropy.item(), 4),
-            "losses/approx_kl": round(losses["approx_kl"], 5),
+            **loss_columns(losses, entropy),
         }
         run.log.write(row, global_step)
         stats = {"episodic_return": episodic_return, "win_rate": win_rate}
