@@ -6,8 +6,10 @@ seats are a mix of the rule-based bot, ``RandomPolicy`` (legal moves; in discuss
 index is legal, whatever it says: a short utterance, or an index the env refuses as no speech),
 a heckler (random moves, one in ten any action at all, and in discussion lines made to fool a
 reader: fact sentences, fake message lines and headers, line breaks) and, in a quarter of the
-games, an LLM seat whose chat model is a stand-in that scans every prompt it is sent
-(``leaks.scan_prompt``) and answers as the bot.
+games, an LLM seat, and in an eighth a CodeAct seat: their chat model is a stand-in that scans
+every prompt it is sent (``leaks.scan_model_prompt``: the sentences, and a CodeAct request's
+facts block field by field) and answers as the bot, or with the offline model's program, which
+the sandbox runs on the seat's facts (its output is in the next prompt, scanned in turn).
 
 At every step, every seat's observation (``env.observe``: text, vector, mask), its info's
 messages and its legal actions are checked; each seat's rules text and belief template once a
@@ -17,7 +19,8 @@ what the rulebook allows, derived there independently. The events of each step m
 whom the rules show them to, and the history records that derivation reads (votes, cards,
 examinations, the Assassin's target) must match the moves played.
 
-Prints, per role set, the games, observations and texts checked, LLM prompts scanned, leaks
+Prints, per role set, the games, observations and texts checked, model prompts scanned (and
+of them, CodeAct program requests), leaks
 (findings: one leak may be reported by several checks) and seconds; then each leak with its
 game seed, turn, phase and seat, the first few with the whole text, and a command that
 replays the first leaky game. Exits with 1 on any leak.
@@ -37,8 +40,11 @@ from pathlib import Path
 import numpy as np
 
 import mase
+from mase import protocol
 from mase.agents import LLMAgent, RandomPolicy
+from mase.agents.codeact import CodeActAgent
 from mase.envs.avalon.bots import AvalonBot
+from mase.envs.avalon.language_model import PROGRAM
 from mase.envs.avalon.roles import ROLE_SETS
 from mase.llm import LLMConfig
 from mase.llm.client import Completion
@@ -87,7 +93,12 @@ class Heckler(RandomPolicy):
 
 
 class ScriptedModel:
-    """A chat model stand-in for one LLM seat: scans each prompt, answers as the bot would."""
+    """A chat model stand-in for one LLM or CodeAct seat: scans each prompt and answers.
+
+    A CodeAct seat's program request is answered with the offline model's program
+    (``language_model.PROGRAM``), which the sandbox runs on the facts the seat was given; every
+    other request with the bot's move.
+    """
 
     def __init__(self, env, seat: str, seed: int, report):
         self.config = LLMConfig(model="scripted-avalon-bot", cache=False)
@@ -96,11 +107,14 @@ class ScriptedModel:
         self.bot.reset(seat, env, seed)
 
     def complete(self, messages):
-        """Scan the prompt; reply with the bot's move."""
-        for what in leaks.scan_prompt(self.env, self.seat, messages):
+        """Scan the prompt; reply with the program, or the bot's move."""
+        for what in leaks.scan_model_prompt(self.env, self.seat, messages):
             self.report(self.seat, what, "\n\n".join(m["content"] for m in messages))
         self.report.texts += sum(m["role"] != "assistant" for m in messages)
         self.report.prompts += 1
+        if protocol.CODE_REQUEST in (messages[-1].get("content") or ""):
+            self.report.programs += 1
+            return Completion(f"```python\n{PROGRAM}```")
         reply = self.bot.act(self.env.observe(self.seat), {})
         return Completion(f"Action selection: {reply}")
 
@@ -113,15 +127,22 @@ def game_options(role_set: str, seed: int) -> dict:
 
 
 def seat_team(env, seed: int, report) -> dict:
-    """Seed ``seed``'s seats: half bots, a quarter random, a quarter hecklers, maybe an LLM."""
+    """Seed ``seed``'s seats: half bots, a quarter random, a quarter hecklers, maybe a model.
+
+    One game in four has an LLM seat; one in eight a CodeAct seat.
+    """
     rng = np.random.default_rng(seed)
     kinds = rng.choice(["bot", "random", "heckler"], len(env.possible_agents), p=[0.5, 0.25, 0.25])
     if seed % 4 == 3:
         kinds[rng.integers(len(kinds))] = "llm"
+    if seed % 8 == 1:
+        kinds[rng.integers(len(kinds))] = "codeact"
     team = {}
     for i, (seat, kind) in enumerate(zip(env.possible_agents, kinds, strict=True)):
         if kind == "llm":
             team[seat] = LLMAgent(client=ScriptedModel(env, seat, seed + i, report), window=2)
+        elif kind == "codeact":
+            team[seat] = CodeActAgent(client=ScriptedModel(env, seat, seed + i, report))
         else:
             team[seat] = {"bot": AvalonBot, "random": RandomPolicy, "heckler": Heckler}[kind]()
         team[seat].reset(seat, env, seed=seed * 16 + i)
@@ -195,6 +216,7 @@ class Report:
     observations: int = 0
     texts: int = 0
     prompts: int = 0
+    programs: int = 0
     found: list[tuple[str, str]] = field(default_factory=list)
     where: str = ""
     seconds: float = 0.0
@@ -322,7 +344,7 @@ def main() -> None:
         parser.error(f"unknown role sets {unknown}; sets: {', '.join(ROLE_SETS)}")
     started = time.perf_counter()
     print(f"{'role set':<14} {'games':>6} {'observations':>13} {'texts':>11} {'prompts':>8} "
-          f"{'leaks':>6} {'seconds':>8}", flush=True)  # fmt: skip
+          f"{'programs':>8} {'leaks':>6} {'seconds':>8}", flush=True)  # fmt: skip
     with ProcessPoolExecutor(args.jobs) as pool:
         # the largest tables first, so that the last to finish are short
         order = sorted(names, key=lambda name: -len(ROLE_SETS[name]))
@@ -331,7 +353,8 @@ def main() -> None:
             report = job.result()
             print(
                 f"{report.role_set:<14} {report.games:>6} {report.observations:>13,} "
-                f"{report.texts:>11,} {report.prompts:>8,} {len(report.found):>6} "
+                f"{report.texts:>11,} {report.prompts:>8,} {report.programs:>8,} "
+                f"{len(report.found):>6} "
                 f"{report.seconds:>8.1f}",
                 flush=True,
             )

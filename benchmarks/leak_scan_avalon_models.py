@@ -6,8 +6,8 @@ would send through a stand-in client. This scan runs the real path: seats played
 output), the rest bots, every model request going through the
 ``openai`` client to an :class:`mase.llm.OfflineServer` whose model is the task's offline model
 wrapped to scan each prompt before it answers (``tests/envs/avalon/leaks.py``:
-``scan_prompt`` on every message, the JSON facts block aside, which ``check_code_facts``
-checks field by field for each CodeAct turn). A finding is a fact
+``scan_model_prompt``, which reads every message's sentences and checks a CodeAct request's
+JSON facts block field by field). A finding is a fact
 the prompt states that the seat could not know at that moment.
 
 Prints, per role set: games, prompts scanned (by purpose), leaks, seconds. Exits 1 on a leak.
@@ -57,19 +57,9 @@ class ScanningModel(AvalonModel):
             purpose = "action after a program"
         self.prompts[purpose] += 1
         if self.env is not None and seat in self.env.possible_agents:
-            # the facts block is JSON, not sentences: it is checked as facts, field by field
-            scanned = [{**m, "content": _without_facts(m.get("content") or "")} for m in messages]
-            for leak in leaks.scan_prompt(self.env, seat, scanned):
+            for leak in leaks.scan_model_prompt(self.env, seat, messages):
                 self.found.append(f"{seat} ({purpose}): {leak}")
-            if purpose == "code" and protocol.FACTS_HEADER in last:
-                for leak in leaks.check_code_facts(self.env, seat):
-                    self.found.append(f"{seat} (code facts): {leak}")
         return super().__call__(messages)
-
-
-def _without_facts(content: str) -> str:
-    head, found, tail = content.partition(protocol.FACTS_HEADER)
-    return head + tail[tail.find(protocol.CODE_REQUEST) :] if found else content
 
 
 def team(env, config, seed: int) -> dict:

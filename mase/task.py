@@ -50,7 +50,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from mase import rendering
+from mase import protocol, rendering
 from mase.actions import ActionParse, InvalidAction, brief, read_value, unclaimed_keys
 from mase.eventlog import EventLog
 from mase.events import Event, FactKey
@@ -373,13 +373,14 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     def read_action(self, agent: str, text: str) -> ActionParse:
         """Read a reply as :meth:`step` will take it.
 
-        In a speech phase the acting agent's whole reply is what it says (an empty one is
-        silence, which :meth:`step` takes too); otherwise the protocol's parts, then
-        ``parse_action`` (:meth:`mase.language.TaskLanguage.read_action`).
+        In a speech phase the acting agent's reply is what it says (an empty one is silence,
+        which :meth:`step` takes too): the whole reply, or, in the protocol's format, its action
+        part and message without the labels (:func:`mase.protocol.spoken`); otherwise the
+        protocol's parts, then ``parse_action`` (:meth:`mase.language.TaskLanguage.read_action`).
         """
         phase = self._phase
         if phase is not None and phase.speech and agent == self.agent_selection:
-            return ActionParse(text)
+            return ActionParse(protocol.spoken(text))
         return super().read_action(agent, text)
 
     def check_action(self, agent: str, action: Any) -> Any:

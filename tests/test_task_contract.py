@@ -274,6 +274,9 @@ def test_in_a_speech_phase_a_reply_is_read_as_step_takes_it(env_id):
         if base.phase is not None and base.phase.speech:
             assert base.read_action(agent, "I trust Bravo.").action == "I trust Bravo."
             assert base.read_action(agent, "").action == ""  # silence is a move, as in step
+            # a reply in the prompt's format says its words, not the format's labels
+            formatted = 'Action selection: I trust Bravo.\nMessage to Team: "Approve it."'
+            assert base.read_action(agent, formatted).action == "I trust Bravo. Approve it."
             before = base.invalid_actions
             env.step("I trust Bravo.")
             assert base.invalid_actions == before

@@ -113,7 +113,7 @@ class CodeActAgent(LLMAgent):
     def remembered(self) -> list[str]:
         """The latest ``memory`` events this seat saw, as lines, oldest first."""
         seen = [e for e in self.base.event_log if self.agent in e.audience]
-        return [_event_line(e) for e in seen[-self.memory :]] if self.memory else []
+        return [event_line(e) for e in seen[-self.memory :]] if self.memory else []
 
     def _context(self, text: str) -> str:
         memory = "\n".join(self.remembered()) or "(nothing yet)"
@@ -174,9 +174,32 @@ class CodeActAgent(LLMAgent):
         return f"CodeActAgent(model={self.config.model!r}, memory={self.memory})"
 
 
-def _event_line(event: Any) -> str:
+_SPEECH_LINE = re.compile(r'^Round \d+: ([A-Za-z]+): says "([^"\n]*)"$')
+
+
+def event_line(event: Any) -> str:
+    """One remembered event as a line: ``Round 2: Bravo: says "..."``, ``Round 1: Moderator: ...``.
+
+    Speech is quoted as an observation's messages are (:func:`mase.protocol.quote`); any other
+    note is kept to one line, so that no one's words can start a line of the memory.
+    """
     who = (event.actor or "moderator").capitalize()
-    what = event.note or event.kind.replace("_", " ")
     if event.kind == "message":
-        what = f'says "{what}"'
-    return f"Round {event.round}: {who}: {what}"
+        return f"Round {event.round}: {who}: says {protocol.quote(event.note)}"
+    what = event.note or event.kind.replace("_", " ")
+    return f"Round {event.round}: {who}: {protocol.one_line(what)}"
+
+
+def split_memory(memory: str) -> tuple[str, list[tuple[str, str]]]:
+    """A memory block's lines (:func:`event_line`): the moderator's, and ``(sender, text)`` said.
+
+    The sender is lowercase and the text as :func:`mase.protocol.quote` wrote it.
+    """
+    own, said = [], []
+    for line in memory.split("\n"):
+        m = _SPEECH_LINE.match(line)
+        if m:
+            said.append((m.group(1).lower(), m.group(2)))
+        else:
+            own.append(line)
+    return "\n".join(own), said

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from mase import protocol
+from mase.agents.codeact import split_memory
 from mase.envs.avalon import text as words
 from mase.envs.avalon import vector, world
 from mase.envs.avalon.roles import ROLE_ORDER, SEATS, TEAM_SIZES
@@ -601,19 +603,22 @@ def check_observation(
 # -- what programs and belief writers are given ---------------------------------------------------
 
 
-def check_code_facts(env: Any, seat: str, allowed: Allowed | None = None) -> list[str]:
-    """The JSON facts a seat's program is given (``code_facts``, when the task has it).
+def check_code_facts(
+    env: Any, seat: str, allowed: Allowed | None = None, facts: Mapping | None = None
+) -> list[str]:
+    """The JSON facts a seat's program is given (``facts``, else the task's ``code_facts``).
 
     Its seat and role; sides, roles and the Merlin/Morgana pair the rulebook lets it know;
     each proposal's votes as revealed (none of the proposal on the table); each scored quest's
     fails as announced, and the seat's own card only.
     """
     code_facts = getattr(env.unwrapped, "code_facts", None)
-    if code_facts is None:
+    if facts is None and code_facts is None:
         return []
     if allowed is None:
         allowed = allowed_knowledge(env)[seat]
-    facts = code_facts(seat)
+    if facts is None:
+        facts = code_facts(seat)
     leaks = []
     if facts.get("me") != seat or facts.get("my_role") != allowed.role:
         leaks.append(f"code facts for {facts.get('me')} ({facts.get('my_role')})")
@@ -747,6 +752,46 @@ _NEXT_HEADER = re.compile(
         for h in (protocol.NEW_OBSERVATION, protocol.CURRENT_OBSERVATION, protocol.ACTION_REQUEST)
     )
 )
+
+
+def scan_model_prompt(env: Any, seat: str, messages: Sequence[Mapping[str, str]]) -> list[str]:
+    """Every leak in a chat an LLM or CodeAct seat sends: :func:`scan_prompt` on its sentences.
+
+    A CodeAct prompt's memory block (after :data:`mase.protocol.MEMORY_HEADER`) is read as
+    older text: its moderator lines like an earlier observation, its speech lines as messages
+    the seat must have heard (:func:`mase.agents.codeact.split_memory`).
+    A CodeAct request's facts block (after :data:`mase.protocol.FACTS_HEADER`, up to
+    :data:`mase.protocol.CODE_REQUEST`) is JSON, not sentences: it is read back and checked
+    field by field (:func:`check_code_facts`); a block that is not JSON is itself a finding.
+    """
+    sentences, found = [], []
+    allowed = allowed_knowledge(env)[seat]
+    for message in messages:
+        content = message.get("content") or ""
+        head, has_memory, tail = content.partition(protocol.MEMORY_HEADER + "\n")
+        if has_memory and message.get("role") != "assistant":
+            memory, sep, rest = tail.partition("\n\n" + protocol.CURRENT_OBSERVATION)
+            own, said = split_memory(memory)
+            said = [(sender, text) for sender, text in said if sender != seat]  # its own words
+            found += [
+                f"memory: {leak}"
+                for leak in check_own(env, seat, own, allowed, current=False)
+                + check_messages(env, seat, said)
+            ]
+            content = head + sep.lstrip("\n") + rest
+        head, has_facts, tail = content.partition(protocol.FACTS_HEADER)
+        if has_facts:
+            listing, _, rest = tail.partition(protocol.CODE_REQUEST)
+            try:
+                facts = json.loads(listing)
+            except json.JSONDecodeError as error:
+                found.append(f"facts block is not JSON ({error})")
+            else:
+                leaks = check_code_facts(env, seat, facts=facts)
+                found += [f"code facts: {leak}" for leak in leaks]
+            content = head + protocol.CODE_REQUEST + rest
+        sentences.append({**message, "content": content})
+    return found + scan_prompt(env, seat, sentences)
 
 
 def _without_belief(content: str) -> str:
