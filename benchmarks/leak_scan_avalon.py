@@ -6,10 +6,11 @@ seats are a mix of the rule-based bot, ``RandomPolicy`` (legal moves; in discuss
 index is legal, whatever it says: a short utterance, or an index the env refuses as no speech),
 a heckler (random moves, one in ten any action at all, and in discussion lines made to fool a
 reader: fact sentences, fake message lines and headers, line breaks) and, in a quarter of the
-games, an LLM seat, and in an eighth a CodeAct seat: their chat model is a stand-in that scans
-every prompt it is sent (``leaks.scan_model_prompt``: the sentences, and a CodeAct request's
-facts block field by field) and answers as the bot, or with the offline model's program, which
-the sandbox runs on the seat's facts (its output is in the next prompt, scanned in turn).
+games, an LLM seat, and in an eighth a CodeAct seat. Their requests go through the ``openai``
+client to an offline server (one a process) whose model scans every prompt it is sent
+(``leaks.scan_model_prompt``: the sentences, a CodeAct prompt's memory, and its facts block
+field by field) and answers as the bot, or with the offline model's program, which the sandbox
+runs on the seat's facts (its output is in the next prompt, scanned in turn).
 
 At every step, every seat's observation (``env.observe``: text, vector, mask), its info's
 messages and its legal actions are checked; each seat's rules text and belief template once a
@@ -34,6 +35,7 @@ import sys
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,10 +46,9 @@ from mase import protocol
 from mase.agents import LLMAgent, RandomPolicy
 from mase.agents.codeact import CodeActAgent
 from mase.envs.avalon.bots import AvalonBot
-from mase.envs.avalon.language_model import PROGRAM
+from mase.envs.avalon.language_model import PROGRAM, AvalonModel
 from mase.envs.avalon.roles import ROLE_SETS
-from mase.llm import LLMConfig
-from mase.llm.client import Completion
+from mase.llm import LLMConfig, OfflineServer
 
 
 def _load_leaks():
@@ -92,31 +93,40 @@ class Heckler(RandomPolicy):
         return super().act(observation, info)
 
 
-class ScriptedModel:
-    """A chat model stand-in for one LLM or CodeAct seat: scans each prompt and answers.
+class ScanningModel:
+    """The offline server's model for the scan's LLM and CodeAct seats.
 
-    A CodeAct seat's program request is answered with the offline model's program
-    (``language_model.PROGRAM``), which the sandbox runs on the facts the seat was given; every
-    other request with the bot's move.
+    It scans each prompt it is sent (``leaks.scan_model_prompt``) against the game in play and
+    answers a CodeAct program request with the offline model's program
+    (``language_model.PROGRAM``, which the sandbox runs on the seat's facts), anything else
+    with the seat's bot's move. The seat is read from the prompt, as the offline model reads it.
     """
 
-    def __init__(self, env, seat: str, seed: int, report):
-        self.config = LLMConfig(model="scripted-avalon-bot", cache=False)
-        self.env, self.seat, self.report = env, seat, report
-        self.bot = AvalonBot(seed)
-        self.bot.reset(seat, env, seed)
+    def __init__(self):
+        self.reader = AvalonModel()
+        self.env, self.report, self.bots = None, None, {}
 
-    def complete(self, messages):
+    def start(self, env, report, seed: int) -> None:
+        """A new game: its env, the report to write to, and a bot a seat to answer for."""
+        self.env, self.report, self.bots = env, report, {}
+        for i, seat in enumerate(env.possible_agents):
+            self.bots[seat] = AvalonBot(seed + i)
+            self.bots[seat].reset(seat, env, seed + i)
+
+    def __call__(self, messages) -> str:
         """Scan the prompt; reply with the program, or the bot's move."""
-        for what in leaks.scan_model_prompt(self.env, self.seat, messages):
-            self.report(self.seat, what, "\n\n".join(m["content"] for m in messages))
+        seat = self.reader.read(messages).agent
+        if seat not in self.bots:
+            self.report("-", f"a prompt for no seat of this game ({seat!r})")
+            return ""
+        for what in leaks.scan_model_prompt(self.env, seat, messages):
+            self.report(seat, what, "\n\n".join(m["content"] for m in messages))
         self.report.texts += sum(m["role"] != "assistant" for m in messages)
         self.report.prompts += 1
         if protocol.CODE_REQUEST in (messages[-1].get("content") or ""):
             self.report.programs += 1
-            return Completion(f"```python\n{PROGRAM}```")
-        reply = self.bot.act(self.env.observe(self.seat), {})
-        return Completion(f"Action selection: {reply}")
+            return f"```python\n{PROGRAM}```"
+        return f"Action selection: {self.bots[seat].act(self.env.observe(seat), {})}"
 
 
 def game_options(role_set: str, seed: int) -> dict:
@@ -126,10 +136,11 @@ def game_options(role_set: str, seed: int) -> dict:
     return {"discussion": seed % 2, "fifth_proposal": fifth, "lady_of_the_lake": lady}
 
 
-def seat_team(env, seed: int, report) -> dict:
+def seat_team(env, seed: int, config: LLMConfig) -> dict:
     """Seed ``seed``'s seats: half bots, a quarter random, a quarter hecklers, maybe a model.
 
-    One game in four has an LLM seat; one in eight a CodeAct seat.
+    One game in four has an LLM seat and one in eight a CodeAct seat, whose requests go
+    through the ``openai`` client to the offline server at ``config.base_url``.
     """
     rng = np.random.default_rng(seed)
     kinds = rng.choice(["bot", "random", "heckler"], len(env.possible_agents), p=[0.5, 0.25, 0.25])
@@ -140,9 +151,9 @@ def seat_team(env, seed: int, report) -> dict:
     team = {}
     for i, (seat, kind) in enumerate(zip(env.possible_agents, kinds, strict=True)):
         if kind == "llm":
-            team[seat] = LLMAgent(client=ScriptedModel(env, seat, seed + i, report), window=2)
+            team[seat] = LLMAgent(config, window=2)
         elif kind == "codeact":
-            team[seat] = CodeActAgent(client=ScriptedModel(env, seat, seed + i, report))
+            team[seat] = CodeActAgent(config)
         else:
             team[seat] = {"bot": AvalonBot, "random": RandomPolicy, "heckler": Heckler}[kind]()
         team[seat].reset(seat, env, seed=seed * 16 + i)
@@ -234,7 +245,12 @@ def history_key(s) -> tuple:
 
 
 def scan_game(
-    role_set: str, seed: int, report: Report, envs: dict | None = None, every_step: bool = True
+    role_set: str,
+    seed: int,
+    report: Report,
+    envs: dict | None = None,
+    every_step: bool = True,
+    model: tuple[ScanningModel, LLMConfig] | None = None,
 ) -> None:
     """Play game ``seed`` of ``role_set``, checking everything each seat is told.
 
@@ -244,8 +260,12 @@ def scan_game(
     the history records are checked at every step either way. The moderator's part of a text
     identical to the one last checked for its seat, with the same history behind it, is not
     read again (its checks would give the same answer); the messages, vector, mask, info and
-    legal actions of every observation are.
+    legal actions of every observation are. ``model``: the offline server's scanning model and
+    the config that reaches it, for the model seats (without it, :func:`scan` starts one).
     """
+    if model is None:
+        with serving() as model:
+            return scan_game(role_set, seed, report, envs, every_step, model)
     options = game_options(role_set, seed)
     key = (role_set, *options.values())
     envs = {} if envs is None else envs
@@ -256,7 +276,8 @@ def scan_game(
     base = env.unwrapped
     seats = base.possible_agents
     report.where = f"seed {seed} turn 0 (deal)"
-    team = seat_team(env, seed, report)
+    model[0].start(env, report, seed)
+    team = seat_team(env, seed, model[1])
     moves = Moves(base)
     allowed = leaks.allowed_knowledge(env)
     for what in leaks.check_events(env, base.event_log, allowed):
@@ -313,17 +334,29 @@ def scan_game(
         events = base.event_log[start:]
         for what in leaks.check_events(env, events, allowed, agent, revealed):
             report(agent, what)
+    for seat, player in team.items():  # a model seat whose request failed was not scanned
+        if isinstance(player, LLMAgent) and player.episode_record()["metrics"]["llm_errors"]:
+            report(seat, "a request to the offline server failed")
     report.games += 1
     report.events.update(e.kind for e in base.event_log if e.kind in COVERED)
     report.events[f"ended by {base.ended_by}"] += 1
+
+
+@contextmanager
+def serving():
+    """An offline server whose model is a :class:`ScanningModel`: ``(model, config)``."""
+    model = ScanningModel()
+    with OfflineServer(model) as server:
+        yield model, LLMConfig(base_url=server.base_url, model="scanning-avalon-bot", cache=False)
 
 
 def scan(role_set: str, games: int, first_seed: int = 0, every_step: bool = True) -> Report:
     """Scan ``games`` seeded games of ``role_set`` (see :func:`scan_game`)."""
     report, envs = Report(role_set), {}
     started = time.perf_counter()
-    for seed in range(first_seed, first_seed + games):
-        scan_game(role_set, seed, report, envs, every_step)
+    with serving() as model:
+        for seed in range(first_seed, first_seed + games):
+            scan_game(role_set, seed, report, envs, every_step, model)
     report.seconds = time.perf_counter() - started
     return report
 

@@ -158,11 +158,11 @@ class Posterior:
 
     def p_clean(self, teams: Sequence[Sequence[int]]) -> np.ndarray:
         """The probability that each team has no evil player."""
-        evil = _EVIL[self.assignments].astype(np.int8)
-        member = np.zeros((len(teams), self.assignments.shape[1]), dtype=np.int8)
+        evil = _EVIL[self.assignments].astype(np.float32)
+        member = np.zeros((len(teams), self.assignments.shape[1]), dtype=np.float32)
         for t, team in enumerate(teams):
-            member[t, list(team)] = 1
-        return self.weights @ ((evil @ member.T) == 0)
+            member[t, list(team)] = 1.0
+        return self.weights @ ((evil @ member.T) == 0)  # float32 sums of 0/1: exact
 
     def table(self) -> dict[tuple[str, ...], float]:
         """The posterior as ``{roles in seat order: probability}`` (nonzero ones)."""
@@ -232,11 +232,17 @@ def consistent(ev: Evidence) -> np.ndarray:
 # -- likelihood -------------------------------------------------------------------------------
 
 
-def _knows(table: np.ndarray, j: int) -> np.ndarray:
-    """Per deal and seat: seat ``j`` knows that seat is evil (an evil ``j`` knows itself)."""
-    known = np.take_along_axis(_KNOWS[table[:, j]], table.astype(np.intp), axis=1)
-    known[:, j] |= _EVIL[table[:, j]]
-    return known
+def _knowing(table: np.ndarray) -> np.ndarray:
+    """Who knows whom to be evil, as float32 for the products of :func:`log_likelihood`.
+
+    ``[deal, j, k]``: in that deal seat ``j`` knows seat ``k`` to be evil (an evil ``j`` knows
+    itself).
+    """
+    rows = table.astype(np.intp)
+    known = _KNOWS[rows[:, :, None], rows[:, None, :]]
+    seats = np.arange(table.shape[1])
+    known[:, seats, seats] |= _EVIL[rows]
+    return known.astype(np.float32)
 
 
 def log_likelihood(ev: Evidence, table: np.ndarray, model: BehaviourModel) -> np.ndarray:
@@ -245,7 +251,7 @@ def log_likelihood(ev: Evidence, table: np.ndarray, model: BehaviourModel) -> np
     evil = _EVIL[table]
     merlin = table == _MERLIN
     # knowing[a, j, k]: in deal a, seat j knows seat k to be evil
-    knowing = np.stack([_knows(table, j) for j in range(n)], axis=1).astype(np.float32)
+    knowing = _knowing(table)
     known_counts = knowing.sum(axis=2).astype(np.intp)
     # a voter's log chance of approving (row 0) or rejecting (row 1), by kind and by whether
     # the team holds an evil player it knows: kind 0 evil, 1 Merlin, 2 another good player
