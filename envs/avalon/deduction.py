@@ -264,6 +264,9 @@ def log_likelihood(ev: Evidence, table: np.ndarray, model: BehaviourModel) -> np
         ]
     )
     vote_log = np.log(np.stack([1.0 - approve, approve]))
+    flat_vote_log = vote_log.reshape(-1)  # [vote * 6 + kind * 2 + hit]
+    kind2 = kind * 2
+    others_all = [j for j in range(n) if j != ev.seat]
     for p in ev.proposals:
         team = list(p.team)
         member = np.zeros(n, dtype=np.float32)
@@ -288,10 +291,10 @@ def log_likelihood(ev: Evidence, table: np.ndarray, model: BehaviourModel) -> np
             total += np.log(np.where(plain, 1.0 / all_teams, chose))
         if p.votes is None:
             continue
-        for j, vote in enumerate(p.votes):
-            if j == ev.seat:
-                continue
-            total += vote_log[vote][kind[:, j], hits[:, j].view(np.int8)]
+        # each other voter's term at once: vote_log[vote][kind, hit], flattened
+        cell = kind2 + hits.view(np.int8)
+        terms = flat_vote_log[np.asarray(p.votes, dtype=np.intp) * 6 + cell]
+        total += terms[:, others_all].sum(axis=1)
     for team, fails, mine in zip(ev.quest_teams(), ev.fails, ev.own_cards, strict=True):
         others = [i for i in team if i != ev.seat]
         by_others = fails - (mine if ev.seat in team else 0)
