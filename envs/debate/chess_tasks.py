@@ -1,0 +1,175 @@
+"""Chess questions: move validity (BIG-bench ``chess_state_tracking``) and move quality.
+
+Validity: given a game as UCI moves and then a start square, name a square the piece on it can
+legally move to. :func:`legal_squares` computes the answers with the ``chess`` package (the
+``debate`` extra); it reproduces BIG-bench's targets from the move prefix, and
+:func:`validity_questions` makes fresh positions of the same kind from random legal games.
+
+Move quality (the paper's chess Δpawn): given a position, propose a move; the score is the
+engine's evaluation change in pawns, from Stockfish (Debian's ``stockfish`` package) driven
+through ``chess.engine`` (:class:`Judge`).
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from collections.abc import Sequence
+from typing import Any
+
+from mase.envs.debate.questions import SQUARES, Question
+
+VALIDITY_PREFIX = (
+    "For each of the following (in-progress) chess games, please complete the notation for the "
+    "last shown move by filling in the destination square:"
+)
+
+
+def _chess():
+    try:
+        import chess
+    except ImportError as error:  # an optional part: say how to get it
+        raise ImportError(
+            "chess questions need the 'chess' package: pip install 'mase-suite[debate]'"
+        ) from error
+    return chess
+
+
+def board_after(moves: Sequence[str]) -> Any:
+    """The ``chess.Board`` after the UCI ``moves`` from the start position.
+
+    Raises:
+        ValueError: a move that is not legal where it is played.
+    """
+    chess = _chess()
+    board = chess.Board()
+    for ply, uci in enumerate(moves, 1):
+        move = chess.Move.from_uci(uci)
+        if move not in board.legal_moves:
+            raise ValueError(f"move {ply} ({uci}) is not legal in {board.fen()}")
+        board.push(move)
+    return board
+
+
+def legal_squares(moves: Sequence[str], start: str, castling: bool = False) -> tuple[str, ...]:
+    """The squares the piece on ``start`` can legally move to after ``moves`` (board order).
+
+    BIG-bench's targets leave castling out (a king that may castle is not said to reach g1,
+    c1, g8 or c8 by it: 1 of real_short's 1,000 examples, 4 of synthetic_short's); so does
+    this by default, which reproduces every target of the three files. ``castling=True``
+    counts the king's castling squares too.
+
+    >>> legal_squares(["e2e4", "e7e5"], "g1")
+    ('e2', 'f3', 'h3')
+    """
+    chess = _chess()
+    board = board_after(moves)
+    origin = chess.parse_square(start)
+    found = {
+        chess.square_name(m.to_square)
+        for m in board.legal_moves
+        if m.from_square == origin and (castling or not board.is_castling(m))
+    }
+    return tuple(sorted(found, key=SQUARES.index))
+
+
+def read_validity_input(text: str) -> tuple[list[str], str]:
+    """A ``chess_state_tracking`` input: its UCI moves, and the start square it ends with."""
+    tokens = text.split()
+    if not tokens or len(tokens[-1]) != 2:
+        raise ValueError(f"a chess input ends with a start square: {text[-40:]!r}")
+    return tokens[:-1], tokens[-1]
+
+
+def validity_questions(
+    n: int = 100, seed: int = 0, plies: tuple[int, int] = (10, 40)
+) -> list[Question]:
+    """``n`` fresh validity questions: a random legal game of ``plies`` moves, then a piece.
+
+    The piece is one of the side to move's with a legal move (every such piece is equally
+    likely); the answer set is exact (:func:`legal_squares`).
+    """
+    chess = _chess()
+    rng = random.Random(seed)
+    out: list[Question] = []
+    while len(out) < n:
+        board = chess.Board()
+        moves = []
+        for _ in range(rng.randint(*plies)):
+            legal = list(board.legal_moves)
+            if not legal:
+                break
+            move = rng.choice(legal)
+            moves.append(move.uci())
+            board.push(move)
+        origins = sorted({m.from_square for m in board.legal_moves})
+        if not origins:  # mate or stalemate: no question here
+            continue
+        start = chess.square_name(rng.choice(origins))
+        text = " ".join([*moves, start])
+        out.append(
+            Question(
+                id=f"chess_validity/{len(out)}",
+                source="chess_validity",
+                prompt=f"{VALIDITY_PREFIX}\n{text}",
+                answer=legal_squares(moves, start),
+                kind="square",
+                choices=SQUARES,
+                extra={"input": text},
+            )
+        )
+    return out
+
+
+class Judge:
+    """Stockfish, through ``chess.engine``: a move's evaluation change in pawns.
+
+    Args:
+        path: the engine's executable (default: ``stockfish`` on the PATH).
+        depth: the search depth of each evaluation.
+
+    Raises:
+        FileNotFoundError: no engine; the message names the package that provides one.
+    """
+
+    def __init__(self, path: str | None = None, depth: int = 12):
+        _chess()
+        import chess.engine
+
+        found = path or shutil.which("stockfish") or shutil.which("/usr/games/stockfish")
+        if not found:
+            raise FileNotFoundError(
+                "chess move quality needs the Stockfish engine: install Debian's 'stockfish' "
+                "package (apt-get install stockfish), or pass its path"
+            )
+        self.engine = chess.engine.SimpleEngine.popen_uci(found)
+        self.limit = chess.engine.Limit(depth=depth)
+
+    def pawns(self, board: Any) -> float:
+        """The evaluation of ``board`` for the side that just moved, in pawns."""
+        info = self.engine.analyse(board, self.limit)
+        return -info["score"].relative.score(mate_score=10_000) / 100.0
+
+    def delta(self, board: Any, uci: str) -> float | None:
+        """How much ``uci`` gains for the side to move, in pawns (``None``: not a legal move)."""
+        chess = _chess()
+        try:
+            move = chess.Move.from_uci(uci)
+        except ValueError:
+            return None
+        if move not in board.legal_moves:
+            return None
+        before = -self.pawns(board)  # the side to move's evaluation now
+        after = board.copy()
+        after.push(move)
+        return self.pawns(after) - before
+
+    def close(self) -> None:
+        """Stop the engine."""
+        self.engine.quit()
+
+    def __enter__(self) -> Judge:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
