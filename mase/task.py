@@ -28,7 +28,8 @@ and, when it needs them: ``schedule`` (class attribute, default :class:`RoundRob
 ``next_phase`` (phase queues), ``end_phase`` and ``end_round`` (rules at those moments; call
 :meth:`TaskEnv.finish` to end the episode), ``check_action`` (what counts as an action of its
 kind), ``turn_view`` (what an agent sees at the start of its turn, for the knowledge tracker),
-``invalid_event`` and ``explain_invalid``, ``metrics``, ``state``, ``_render`` and
+``invalid_event`` and ``explain_invalid``, ``utterance`` (what a non-text move says in a speech
+phase), ``metrics``, ``state``, ``_render`` and
 ``next_round`` (to keep ``round`` in the task's own world too), ``side_of`` (who plays for whom,
 when the seats are not all one team). Optional hooks switch on more of the
 suite: ``true_facts`` (the ground truth :class:`mase.wrappers.ToMProbe` scores against),
@@ -358,11 +359,7 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
                 raise TypeError(unclaimed_keys(action))
             action = action["action"]
         if phase.speech:
-            if not isinstance(action, str):
-                raise InvalidAction(
-                    "unparseable", f"{type(action).__name__} {brief(action)} is not text"
-                )
-            return action
+            return action if isinstance(action, str) else self.utterance(agent, action)
         if isinstance(action, str):
             parsed = self.read_action(agent, action)
             if parsed.action is None:
@@ -382,6 +379,14 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         if phase is not None and phase.speech and agent == self.agent_selection:
             return ActionParse(protocol.spoken(text))
         return super().read_action(agent, text)
+
+    def utterance(self, agent: str, action: Any) -> str:
+        """What a move that is not text says in a speech phase (an answer index, say).
+
+        The default: nothing; the move is invalid. A task whose speech has a finite set of
+        answers (multiple-choice letters) says the chosen one, so RL and scripted seats can speak.
+        """
+        raise InvalidAction("unparseable", f"{type(action).__name__} {brief(action)} is not text")
 
     def check_action(self, agent: str, action: Any) -> Any:
         """An action of the task's kind from a non-text input, or :class:`InvalidAction`.

@@ -28,6 +28,7 @@ import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +76,10 @@ class Question:
         if isinstance(self.answer, tuple):
             return answer in self.answer
         if self.kind == "number":
-            return float(answer) == float(self.answer)
+            try:
+                return Fraction(answer) == Fraction(self.answer)
+            except (TypeError, ValueError):
+                return False
         return answer == self.answer
 
     def say(self, answer: Any) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from mase.protocol import MAX_DIGITS
+
 #: A number as people write it: optional sign, digits with or without thousands separators
 #: (groups of three after a comma), an optional decimal part.
 _NUMBER = re.compile(
@@ -36,10 +38,16 @@ def _number(match: re.Match) -> int | float:
 def numbers(text: str) -> list[int | float]:
     """Every number in ``text``, in order; ``1,234`` is one thousand two hundred thirty-four.
 
-    >>> numbers("Pay $1,234.50, not 1,23 or -7; 3.0 is 3.")
+    A number of more than :data:`mase.protocol.MAX_DIGITS` digits is no answer and is skipped.
+
+    >>> numbers("Pay $1,234.50, not 1,23 or -7; 3.0 is 3; " + "9" * 40 + ".")
     [1234.5, 1, 23, -7, 3, 3]
     """
-    return [_number(m) for m in _NUMBER.finditer(text)]
+    return [
+        _number(m)
+        for m in _NUMBER.finditer(text)
+        if sum(c.isdigit() for c in m.group(0)) <= MAX_DIGITS
+    ]
 
 
 def read_number(text: str) -> int | float | None:

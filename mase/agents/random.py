@@ -36,8 +36,9 @@ class RandomPolicy(Policy):
     def act(self, observation: Any, info: dict) -> Any:
         """A uniformly random legal action (any action if the mask is missing or empty).
 
-        In a speech phase, where what one says is the move, a short utterance with a random
-        number in it (the unmasked policy still gives a number, which is no utterance).
+        In a speech phase, where what one says is the move, a legal index when the task marks
+        some (answers from a finite set, which the task says for it), else a short utterance with a
+        random number in it (the unmasked policy still gives a number, which is no utterance).
 
         An action space that is not ``Discrete`` (a team, a number, an utterance) is sampled
         from a copy of the space seeded from this policy's generator.
@@ -50,7 +51,8 @@ class RandomPolicy(Policy):
             return self._space.sample()
         mask = observation.get("action_mask") if isinstance(observation, dict) else None
         phase = getattr(self.env.unwrapped, "phase", None)
-        if self.use_mask and getattr(phase, "speech", False):  # what one says is the move
+        speech = getattr(phase, "speech", False)
+        if self.use_mask and speech and (mask is None or not mask.any()):  # words are the move
             return f"I say {int(self.rng.integers(space.n))}."
         if not self.use_mask or mask is None or not mask.any():
             return int(space.start + self.rng.integers(space.n))
