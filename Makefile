@@ -15,10 +15,12 @@ $(STAMP): pyproject.toml
 
 ## demo: the paper's Tables 1 and 2 on search and rescue: random, scripted, CBS, MAPPO, SB3 PPO,
 ## and LLM teams (with and without belief states, ToM probes) played by the offline model;
-## then AvalonPlay's metrics on Avalon: bots, the deduction player, MAPPO, LLM and CodeAct seats
+## then AvalonPlay's metrics on Avalon: bots, the deduction player, MAPPO, LLM and CodeAct seats;
+## then the debate paper's Table 1: single agent, reflection, majority vote and debate
 demo: $(STAMP)
 	$(BIN)/mase eval --preset paper-table1 --episodes 20 --seed 0 --out runs/demo --resume --concurrency 4
 	$(BIN)/mase eval --preset avalonplay-7 --episodes 10 --seed 0 --out runs/demo-avalon --resume --concurrency 4
+	$(BIN)/mase eval --preset debate-table1 --episodes 20 --seed 0 --out runs/demo-debate --resume --concurrency 4
 
 ## test: the whole test suite (two workers)
 test: $(STAMP)

@@ -28,6 +28,8 @@ class Team:
         belief: keep belief states (the ``BeliefState`` wrapper).
         needs_model: run only when ``--row-model`` names a model for this row's paper row
             (a row the default model would only repeat, e.g. a second LLM of the paper).
+        env_kwargs: the row's own task arguments, over the preset's (a paper's method that is
+            a setting of the task: one agent, one round).
     """
 
     label: str
@@ -37,6 +39,24 @@ class Team:
     probes: bool = False
     belief: bool = False
     needs_model: bool = False
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A setting every row of a preset runs under: one group of the table's columns.
+
+    A paper's table whose columns are data sets has one condition a data set; each measured
+    column ``KEY`` of the preset is then reported per condition as ``KEY@NAME`` (the keys the
+    preset's columns and paper rows use).
+
+    Attributes:
+        name: the condition's name in metric keys and output folders (``gsm8k``).
+        env_kwargs: its task arguments, over the preset's and under the row's.
+    """
+
+    name: str
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -53,6 +73,11 @@ class Preset:
         prefer: column metric key -> a metric shown instead when a team has it (the paper's
             valid-action rate of LLM teams counts every model output, retries included).
         notes: lines printed under the table.
+        conditions: settings every row runs under, each a group of columns (:class:`Condition`);
+            none: every row runs once, under ``env_kwargs``.
+        spread: what follows ``±`` in the measured columns: ``"sd"``, the standard deviation
+            over episodes, or ``"se"``, the standard error of the mean (a paper that reports
+            accuracy as mean ± std/√n).
     """
 
     env_id: str
@@ -63,6 +88,8 @@ class Preset:
     source: str = ""
     prefer: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    conditions: tuple[Condition, ...] = ()
+    spread: str = "sd"
 
 
 def preset_names() -> list[str]:

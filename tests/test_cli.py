@@ -349,3 +349,29 @@ def test_timeout_gives_up_a_call_that_hangs(tmp_path, capsys):
                  "--episodes", "1", "--out", str(tmp_path / "r")])  # fmt: skip
     assert code == 1 and "APITimeoutError" in capsys.readouterr().err
     assert time.perf_counter() - start < 30  # 5 calls x 3 tries x 0.2 s, not 5 x 3 x 60 s
+
+
+def test_a_preset_with_conditions_runs_each_row_under_each_and_reports_them_apart(tmp_path, capsys):
+    """debate-table1: the methods are settings of the rows, the data sets conditions."""
+    mini = tmp_path / "gsm.jsonl"
+    mini.write_text(
+        '{"question": "What is 1,000 + 1?", "answer": "1,000 + 1 = 1,001\\n#### 1,001"}\n'
+    )
+    runs = str(tmp_path / "runs")
+    code = main(["eval", "--preset", "debate-table1", "--episodes", "2", "--out", runs,
+                 "--env-arg", f"gsm8k.path={str(mini)!r}"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    header = next(line for line in out.splitlines() if line.startswith("team"))
+    for column in ("arithmetic (mean ± se)", "GSM8K", "MMLU", "chess validity", "paper GSM8K"):
+        assert column in header
+    debate = next(line for line in out.splitlines() if line.startswith("debate (offline"))
+    assert "81.8% ± 2.3%" in debate and debate.split()[-2] == "8"  # 2 episodes x 4 data sets
+    for condition, asked in (("gsm8k", "What is 1,000 + 1?"), ("arithmetic", "What is the result")):
+        runs = list((tmp_path / "runs" / condition).glob("*/episodes.jsonl"))
+        assert len(runs) == 5  # one folder a row under each condition
+        for run in runs:
+            records = [json.loads(line) for line in run.read_text().splitlines()]
+            assert len(records) == 2 and all(asked in r["turns"][0]["observation"] for r in records)
+    assert main(["eval", "--preset", "debate-table1", "--env-arg", "poems.path=x"]) == 2
+    assert "names conditions ['poems']" in capsys.readouterr().err

@@ -10,7 +10,10 @@ from typing import Any
 
 from mase.tasks import TaskPackage
 
-TASK = TaskPackage(envs={"mase/Debate-v0": "mase.envs.debate.env:DebateEnv"})
+TASK = TaskPackage(
+    envs={"mase/Debate-v0": "mase.envs.debate.env:DebateEnv"},
+    presets={"debate-table1": "mase.envs.debate.paper:DEBATE_TABLE1"},
+)
 
 
 def env(**kwargs: Any) -> Any:

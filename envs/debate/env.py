@@ -23,6 +23,13 @@ SEATS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel
          "juliett")  # fmt: skip
 N_FEATURES = 6  # an arithmetic question's six integers; other sources leave them 0
 SOURCES = ("arithmetic", "gsm8k", "mmlu", "bigbench", "chess")
+#: The package's own small sets in the public formats, for runs without the data sets (12
+#: GSM8K-style problems; two MMLU-style files of 6 and 5 rows, the first row of each a header
+#: as the released code reads them). Point ``path`` at the real files to ask the paper's.
+SAMPLES = {
+    "gsm8k": Path(__file__).parent / "data" / "gsm8k_mini.jsonl",
+    "mmlu": Path(__file__).parent / "data" / "mmlu",
+}
 
 
 def load_questions(
@@ -35,6 +42,8 @@ def load_questions(
         from mase.envs.debate.chess_tasks import validity_questions
 
         return validity_questions(100 if n is None else n, seed)
+    if path is None and source in SAMPLES:
+        path = SAMPLES[source]
     if path is None:
         raise ValueError(f"source {source!r} reads a file: pass path=...")
     if source == "gsm8k":
@@ -70,7 +79,9 @@ class DebateEnv(TaskEnv):
     Questions:
         ``source`` (:mod:`.questions`): ``"arithmetic"`` (the released generator's problems),
         ``"gsm8k"``, ``"mmlu"`` and ``"bigbench"`` (files at ``path``, chosen as the released code
-        chooses), ``"chess"`` (fresh BIG-bench-style move validity questions); or ``questions``,
+        chooses; without ``path``, GSM8K and MMLU ask the package's own small samples,
+        :data:`SAMPLES`), ``"chess"`` (fresh BIG-bench-style move validity questions); or
+        ``questions``,
         a list of :class:`.questions.Question`. ``n_questions`` and ``question_seed`` choose them.
         Episode ``seed`` asks question ``seed`` (modulo their number): an evaluation of 100
         episodes from seed 0 asks the 100 questions in order; ``reset(options={"question": i})``
@@ -148,7 +159,7 @@ class DebateEnv(TaskEnv):
             raise ValueError("no questions to ask")
         from mase.envs.debate.language_model import ANSWER_KEY
 
-        ANSWER_KEY.update((q.prompt, q) for q in self.questions)  # the offline mind's key
+        ANSWER_KEY.update((q.prompt.strip(), q) for q in self.questions)  # the offline key
         self.source = self.questions[0].source
         kinds = {q.kind for q in self.questions}
         if len(kinds) > 1:

@@ -32,8 +32,8 @@ from mase.envs.debate import text as words
 from mase.envs.debate.questions import SQUARES, Question
 from mase.llm.offline import OfflineModel, Prompt
 
-#: Questions loaded in this process, by the prompt the agents are asked (``DebateEnv`` adds
-#: its questions here).
+#: Questions loaded in this process, by the prompt the agents are asked, stripped
+#: (``DebateEnv`` adds its questions here).
 ANSWER_KEY: dict[str, Question] = {}
 SEATS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
          "juliett")  # fmt: skip
@@ -62,6 +62,7 @@ def _chance(*parts: Any) -> float:
 
 def question_of(text: str) -> Question | None:
     """The question asked in ``text``: a loaded one, or one the mind can work out."""
+    text = text.strip()
     if text in ANSWER_KEY:
         return ANSWER_KEY[text]
     m = _ARITHMETIC.search(text)

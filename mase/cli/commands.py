@@ -17,7 +17,7 @@ from typing import Any
 import mase
 from mase.agents import HumanPolicy, is_llm, make_policy
 from mase.cli.models import model_endpoint, read_faults
-from mase.presets import Preset, Team, load_preset, parse_row_models, preset_names
+from mase.presets import Condition, Preset, Team, load_preset, parse_row_models, preset_names
 from mase.report import (
     DEFAULT_COLUMNS,
     TOM_TITLE,
@@ -116,6 +116,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     preset's rows and its paper's numbers to print beside them.
     """
     preset = load_preset(args.preset) if args.preset else None
+    given = dict(args.env_arg or [])
+    conditions: tuple[Condition, ...] = (Condition(""),)
     if preset is not None:
         if args.env and args.env != preset.env_id:
             raise ValueError(f"preset {args.preset} runs {preset.env_id}, not {args.env}")
@@ -124,45 +126,80 @@ def cmd_eval(args: argparse.Namespace) -> int:
         row_models = parse_row_models(args.row_model or "", preset)
         skipped = [t for t in preset.teams if t.needs_model and t.label not in row_models]
         env_id, rows = preset.env_id, [t for t in preset.teams if t not in skipped]
-        env_kwargs = {**preset.env_kwargs, **dict(args.env_arg or [])}
+        env_kwargs = dict(preset.env_kwargs)
+        conditions = preset.conditions or conditions
     elif args.row_model:
         raise ValueError("--row-model gives a preset's paper rows their models; add --preset")
     elif args.env:
         row_models, skipped = {}, []
-        env_id, env_kwargs = args.env, dict(args.env_arg or [])
+        env_id, env_kwargs = args.env, {}
         rows = [Team(spec, spec, messages=True) for spec in args.team or ["scripted"]]
     else:
         raise ValueError("name a task (see `mase list`) or a --preset")
-    probe_env = mase.make(env_id, **env_kwargs)
-    seats = list(probe_env.possible_agents)
-    sides = probe_env.unwrapped.sides
-    llm_rows = {r.label for r in rows if uses_llm(r.spec, seats, sides)}
-    _check_teams(rows, probe_env)  # before the first episode, not after three teams
+    named = {c.name for c in conditions if c.name}
+    unknown = {k.split(".", 1)[0] for k in given if "." in k} - named
+    if unknown and named:
+        raise ValueError(
+            f"--env-arg names conditions {sorted(unknown)}; this preset's: {sorted(named)}"
+        )
+
+    def kwargs_of(row: Team, condition: Condition) -> dict[str, Any]:
+        """A row's task arguments under a condition.
+
+        The preset's, the condition's, the row's, then ``--env-arg`` (``NAME.KEY=VALUE`` for
+        condition NAME only).
+        """
+        mine = {k.split(".", 1)[1]: v for k, v in given.items()
+                if named and k.startswith(f"{condition.name}.")}  # fmt: skip
+        every = {k: v for k, v in given.items() if not (named and "." in k)}
+        return {**env_kwargs, **condition.env_kwargs, **row.env_kwargs, **every, **mine}
+
+    probes: dict[str, Any] = {}  # one probe env per distinct settings
+    llm_rows: set[str] = set()
+    for condition in conditions:
+        for row in rows:
+            kwargs = kwargs_of(row, condition)
+            key = repr(sorted(kwargs.items()))
+            if key not in probes:
+                probes[key] = mase.make(env_id, **kwargs)
+            probe_env = probes[key]
+            seats = list(probe_env.possible_agents)
+            if uses_llm(row.spec, seats, probe_env.unwrapped.sides):
+                llm_rows.add(row.label)
+            _check_teams([row], probe_env)  # before the first episode, not after three teams
     offline_default = preset is not None
     summaries: dict[str, dict] = {}
     labels: dict[str, str] = {}
     with model_endpoint(args, env_id, sorted(llm_rows), offline_default) as (llm, where):
         model = "offline model" if where and "offline" in where else getattr(llm, "model", None)
-        for row in rows:
-            label, row_llm = row.label, llm
-            if row.label in row_models and llm is not None:
-                row_llm = dataclasses.replace(llm, model=row_models[row.label])
-            if preset is not None and row.label in llm_rows:
-                label = f"{row.label} ({row_models.get(row.label, model)})"
-            labels[row.label] = label
-            options = _eval_options(args)
-            options["probes"] = options["probes"] or row.probes
-            options["belief"] = options["belief"] or row.belief
-            summaries[row.label] = evaluate(
-                env_id,
-                row.spec,
-                out=_row_out(args.out, label, len(rows), preset is not None),
-                env_kwargs=env_kwargs,
-                messages=row.messages and not args.no_messages,
-                label=label,
-                llm=row_llm if row.label in llm_rows else None,
-                **options,
-            )
+        for condition in conditions:
+            for row in rows:
+                label, row_llm = row.label, llm
+                if row.label in row_models and llm is not None:
+                    row_llm = dataclasses.replace(llm, model=row_models[row.label])
+                if preset is not None and row.label in llm_rows:
+                    label = f"{row.label} ({row_models.get(row.label, model)})"
+                labels[row.label] = label
+                options = _eval_options(args)
+                options["probes"] = options["probes"] or row.probes
+                options["belief"] = options["belief"] or row.belief
+                out = _row_out(args.out, label, len(rows), preset is not None)
+                if out is not None and condition.name:
+                    out = out.parent / condition.name / out.name
+                summary = evaluate(
+                    env_id,
+                    row.spec,
+                    out=out,
+                    env_kwargs=kwargs_of(row, condition),
+                    messages=row.messages and not args.no_messages,
+                    label=label,
+                    llm=row_llm if row.label in llm_rows else None,
+                    **options,
+                )
+                if condition.name:
+                    summary = _merge_condition(summaries.get(row.label), summary, condition.name)
+                summaries[row.label] = summary
+    probe_env = next(iter(probes.values()))
     seeds = f"seeds {args.seed}...{args.seed + args.episodes - 1}"
     rules = probe_env.unwrapped.rules_in_play()
     if preset is None:
@@ -183,6 +220,21 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"\nrecords: {args.out}")
     failed = _print_failures(list(summaries.values()))
     return 1 if failed else 0
+
+
+def _merge_condition(merged: dict | None, summary: dict, name: str) -> dict:
+    """One row's summaries over a preset's conditions: each metric as ``KEY@NAME``."""
+    merged = merged or {"team": summary.get("team"), "episodes": 0, "metrics": {},
+                        "failed": 0, "failures": {}}  # fmt: skip
+    merged["metrics"].update({f"{k}@{name}": v for k, v in summary.get("metrics", {}).items()})
+    merged["episodes"] += summary.get("episodes", 0)
+    merged["failed"] += summary.get("failed", 0) or 0
+    for reason, count in summary.get("failures", {}).items():
+        merged["failures"][reason] = merged["failures"].get(reason, 0) + count
+    for key in ("usage", "tom"):  # the extras of the first condition that has them
+        if summary.get(key) and not merged.get(key):
+            merged[key] = summary[key]
+    return merged
 
 
 def _check_teams(rows: list[Team], env: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 import textwrap
 from collections.abc import Iterable, Sequence
@@ -65,11 +66,20 @@ def load_records(summaries: Iterable[dict]) -> dict[str, list[dict]]:
 SPREAD = "mean ± sd"
 
 
-def mean_std(metric: dict | None, fmt: str) -> str:
-    """``"43.0 ± 4.7"``: mean ± standard deviation of a summary metric entry (``"-"`` if none)."""
+SPREADS = {"sd": SPREAD, "se": "mean ± se"}
+
+
+def mean_std(metric: dict | None, fmt: str, spread: str = "sd") -> str:
+    """``"43.0 ± 4.7"``: mean ± standard deviation of a summary metric entry (``"-"`` if none).
+
+    ``spread="se"``: ± the standard error of the mean instead (``std / sqrt(n)``).
+    """
     if not metric:
         return "-"
-    return f"{fmt.format(metric['mean'])} ± {fmt.format(metric['std'])}"
+    width = metric["std"]
+    if spread == "se":
+        width = width / math.sqrt(metric["n"]) if metric.get("n") else 0.0
+    return f"{fmt.format(metric['mean'])} ± {fmt.format(width)}"
 
 
 def results_rows(
@@ -187,7 +197,9 @@ def comparison_table(
     # a paper column only where some paper row states the metric
     cited = {key for row in preset.paper.values() for key in row}
     for key, name, _ in preset.columns:
-        header += [f"{name} ({SPREAD})"] + ([f"paper {name}"] if key in cited else [])
+        header += [f"{name} ({SPREADS[preset.spread]})"] + (
+            [f"paper {name}"] if key in cited else []
+        )
     header += ["episodes", "paper row"]
     rows = []
     for team in preset.teams:
@@ -197,7 +209,7 @@ def comparison_table(
         for key, _, fmt in preset.columns:
             metrics = summary["metrics"] if summary else {}
             measured = metrics.get(preset.prefer.get(key, key), metrics.get(key))
-            row.append(mean_std(measured, fmt))
+            row.append(mean_std(measured, fmt, preset.spread))
             if key in cited:
                 row.append(_paper_cell(paper.get(key), fmt) if paper else "-")
         episodes = str(summary["episodes"]) if summary else "-"

@@ -14,7 +14,7 @@ from mase.envs.debate.chess_tasks import (
     validity_questions,
 )
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(questions.__file__).parent / "data"  # the package's own small sets
 BIGBENCH = Path(__file__).resolve().parents[4] / "shared" / "data" / "bigbench"
 
 

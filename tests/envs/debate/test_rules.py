@@ -135,7 +135,7 @@ def test_episode_seed_asks_that_question_and_personas_reach_the_rules():
 
 
 BAD = [{"agents": 0}, {"rounds": 0}, {"prompt": "loud"}, {"summarize": True, "agents": 1},
-       {"personas": ["x"]}, {"source": "gsm8k"}, {"source": "poetry", "path": "x"}]  # fmt: skip
+       {"personas": ["x"]}, {"source": "bigbench"}, {"source": "poetry", "path": "x"}]  # fmt: skip
 
 
 @pytest.mark.parametrize("bad", BAD)
