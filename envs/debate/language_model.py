@@ -13,6 +13,12 @@ can be checked (``benchmarks/debate_offline.py``, ``tests/envs/debate``):
   the other agents' answers, or of all the answers a summary counts; otherwise, and always
   when reflecting alone, it restates its own answer.
 
+Because its wrong answers never coincide, persuasion only ever moves an agent to the answer
+that already has the most votes: for this mind, debate's final accuracy equals the majority
+vote's (``benchmarks/debate_offline.py`` measures both against the closed form), while the
+share of agents right and the consensus rate rise with the rounds. What makes real debates
+better than votes, reasoning that convinces, is what a two-number mind cannot show.
+
 It knows a question's truth when the question was loaded in this process (by a
 :class:`~.env.DebateEnv`: :data:`ANSWER_KEY`) or when it can work it out from the text (an
 arithmetic expression; a chess move prefix, with the ``chess`` package); for any other
