@@ -179,6 +179,31 @@ def iqm_interval(
     return _stratified_bootstrap(_iqm, [a], reps, confidence, seed)
 
 
+def _mean(resampled: np.ndarray) -> np.ndarray:
+    """Mean of each resample of a (resamples, runs, tasks) array, all runs and tasks pooled."""
+    return resampled.reshape(len(resampled), -1).mean(axis=1)
+
+
+def mean_interval(
+    scores: Any,
+    reps: int = BOOTSTRAP_REPS,
+    confidence: float = 0.95,
+    seed: int = BOOTSTRAP_SEED,
+) -> tuple[float, float]:
+    """The (stratified) bootstrap percentile confidence interval of the mean.
+
+    For a rate over episodes (an accuracy), next to the mean ± standard error a paper reports.
+
+    >>> lo, hi = mean_interval([1, 0, 1, 1, 0, 1, 1, 1, 0, 1])
+    >>> 0.3 < lo < 0.7 < hi <= 1.0
+    True
+    """
+    a = _runs_by_tasks(scores)
+    if np.ptp(a) == 0:
+        return float(a.flat[0]), float(a.flat[0])
+    return _stratified_bootstrap(_mean, [a], reps, confidence, seed)
+
+
 def improvement_interval(
     scores_x: Any,
     scores_y: Any,

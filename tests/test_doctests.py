@@ -23,6 +23,10 @@ MODULES = [
     "mase.envs.avalon.tom",
     "mase.agents.codeact",
     "mase.sandbox",
+    "mase.envs.debate.readers",
+    "mase.envs.debate.world",
+    "mase.envs.debate.chess_tasks",
+    "mase.envs.debate.bots",
 ]
 
 

@@ -231,9 +231,11 @@ def _merge_condition(merged: dict | None, summary: dict, name: str) -> dict:
     merged["failed"] += summary.get("failed", 0) or 0
     for reason, count in summary.get("failures", {}).items():
         merged["failures"][reason] = merged["failures"].get(reason, 0) + count
-    for key in ("usage", "tom"):  # the extras of the first condition that has them
-        if summary.get(key) and not merged.get(key):
-            merged[key] = summary[key]
+    if summary.get("tom") and not merged.get("tom"):  # the first condition's probes
+        merged["tom"] = summary["tom"]
+    for key, value in summary.get("usage", {}).items():  # what every condition used
+        usage = merged.setdefault("usage", {})
+        usage[key] = usage.get(key, 0) + value if isinstance(value, int | float) else value
     return merged
 
 

@@ -12,7 +12,7 @@ from mase.probes import LEVELS
 if TYPE_CHECKING:
     pass
 
-from mase.stats import interquartile_mean, iqm_interval, t_quantile
+from mase.stats import interquartile_mean, iqm_interval, mean_interval, t_quantile
 
 #: Metrics of model usage that a summary also totals over all episodes, failed ones included.
 USAGE_KEYS = (
@@ -69,8 +69,9 @@ def summarize(records: list[dict]) -> dict:
     Returns:
         ``episodes`` and ``failed`` counts; ``metrics``: for every numeric metric over the
         finished episodes, ``mean``, ``std`` (sample standard deviation), ``ci95`` (half-width
-        of the Student t 95% interval of the mean), ``n``, ``iqm`` (interquartile mean) and
-        ``iqm_ci95`` (its stratified bootstrap 95% interval, ``[low, high]``); the intervals
+        of the Student t 95% interval of the mean), ``mean_ci95_bootstrap`` (the bootstrap
+        percentile 95% interval of the mean, ``[low, high]``), ``n``, ``iqm`` (interquartile
+        mean) and ``iqm_ci95`` (its stratified bootstrap 95% interval); the intervals
         are ``None`` below 2 episodes; ``counts``: tallies of text metrics;
         when probes were asked, ``tom``: per level, the accuracy pooled over all questions
         with its counts; when a model played, ``usage``: totals of :data:`USAGE_KEYS` over
@@ -101,6 +102,7 @@ def summarize(records: list[dict]) -> dict:
             "n": n,
             "iqm": interquartile_mean(arr),
             "iqm_ci95": list(iqm_interval(arr)) if n > 1 else None,
+            "mean_ci95_bootstrap": list(mean_interval(arr)) if n > 1 else None,
         }
     summary["metrics"] = metrics
     summary["counts"] = counts

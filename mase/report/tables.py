@@ -21,6 +21,7 @@ from mase.stats import (
     improvement_interval,
     interquartile_mean,
     iqm_interval,
+    mean_interval,
     probability_of_improvement,
     t_interval,
 )
@@ -274,6 +275,12 @@ def usage_line(summary: dict) -> str:
         parts.append(f"{usage['latency_s']:.1f} s waiting for replies")
     if usage.get("llm_errors"):
         parts.append(f"{usage['llm_errors']:.0f} failed calls")
+    episodes = summary.get("episodes", 0) + (summary.get("failed", 0) or 0)
+    if episodes and "llm_tokens" in usage:
+        each = f"{usage['llm_tokens'] / episodes:,.0f} tokens"
+        if usage.get("cost_usd") is not None:
+            each += f", ${usage['cost_usd'] / episodes:.4f}"
+        parts.append(f"per episode {each}")
     return f"{summary.get('team', '?')} model usage: " + ", ".join(parts)
 
 
@@ -322,13 +329,14 @@ def interval_rows(
     columns: Sequence[tuple[str, str, str]] = DEFAULT_COLUMNS,
     records: dict[str, list[dict]] | None = None,
 ) -> tuple[list[str], list[list[str]]]:
-    """One row per team and metric: the mean with its t interval, the IQM with its bootstrap one.
+    """One row per team and metric: the mean (t and bootstrap intervals) and the IQM (bootstrap).
 
     The t interval is worked out from each summary's mean, std and n, so that summaries
     written before it was the t interval print it right too; an IQM missing from an older
     summary is computed from the episodes in ``records`` (summary path -> records).
     """
-    header = ["team", "run", "metric", "n", "mean", "95% CI (t)", "IQM", "95% CI (bootstrap)"]
+    header = ["team", "run", "metric", "n", "mean", "95% CI (t)", "95% CI (bootstrap)", "IQM",
+              "IQM 95% CI (bootstrap)"]  # fmt: skip
     rows = []
     for s in summaries:
         for key, name, fmt in columns:
@@ -341,6 +349,9 @@ def interval_rows(
                 iqm = interquartile_mean(values)
                 iqm_ci = iqm_interval(values) if len(values) > 1 else None
             t_ci = t_interval(m["mean"], m["std"], m["n"]) if m["n"] > 1 else None
+            boot = m.get("mean_ci95_bootstrap")
+            if boot is None and len(values) > 1:
+                boot = mean_interval(values)
             rows.append(
                 [
                     s.get("team", "?"),
@@ -349,6 +360,7 @@ def interval_rows(
                     str(m["n"]),
                     fmt.format(m["mean"]),
                     _interval_cell(t_ci, fmt),
+                    _interval_cell(boot, fmt),
                     fmt.format(iqm) if iqm is not None else "-",
                     _interval_cell(iqm_ci, fmt),
                 ]
