@@ -47,6 +47,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/leak_scan_avalon_models.py
 	$(BIN)/python benchmarks/mappo_avalon.py
 	$(BIN)/python benchmarks/debate_offline.py
+	$(BIN)/python benchmarks/debate_scaling.py
 	$(BIN)/python benchmarks/fuzz.py
 
 clean:

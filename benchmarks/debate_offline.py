@@ -2,11 +2,8 @@
 
 The mind (``envs/debate/language_model.py``) is right in round 1 with chance ``p`` and, in a
 later round, adopts the answer a strict majority of the others give with chance ``q``; wrong
-agents are never wrong alike. From that description alone the accuracy of every setting is
-exact (:func:`expected`): the agents' right/wrong pattern is a Markov chain over rounds (a wrong
-agent turns right with chance ``q`` when more than half of the others are right; a right one
-stays right), and the final vote is right when two or more agents are, or when only one is and
-it is the first seat (each wrong answer has one vote; the tie goes to the answer given first).
+agents are never wrong alike in round 1. From that description alone the accuracy of every
+setting is exact (:func:`expected`: a Markov chain over the agents' answers, summed exactly).
 
 For each setting the script plays ``--questions`` arithmetic questions with the scripted mind
 (``DebateBot``; ``--server K`` plays the first K through the ``openai`` client and the offline
@@ -38,36 +35,46 @@ SETTINGS = (  # (name, agents, rounds, p, q)
     ("debate, 3 agents, 2 rounds", 3, 2, 0.67, 0.6),
     ("debate, 3 agents, 3 rounds", 3, 3, 0.67, 0.6),
     ("debate, 5 agents, 2 rounds", 5, 2, 0.55, 0.8),
+    ("debate, 2 agents, 3 rounds", 2, 3, 0.67, 0.6),
     ("debate, 3 agents, 2 rounds, stubborn", 3, 2, 0.67, 0.2),
 )
 
 
 def expected(agents: int, rounds: int, p: float, q: float) -> float:
-    """The closed-form accuracy (module docstring), by exact sums over right/wrong patterns."""
-    states = {}
+    """The closed-form accuracy (module docstring), by exact sums over the agents' answers.
+
+    A state is each agent's answer: 0 for the truth, ``k + 1`` for agent ``k``'s own wrong
+    answer. In round 1 agent ``k`` says 0 with chance ``p``, else ``k + 1``. In each later
+    round every agent, at once, looks at the others' answers of the round before: when one
+    answer is given by more than half of them it takes it with chance ``q``, otherwise (and
+    with chance ``1 - q``) it keeps its own. The final answer is the most frequent of the last
+    round, a tie going to the one given first in seat order; the sum is the chance that it is 0.
+    """
+    states: dict[tuple[int, ...], float] = {}
     for pattern in product((True, False), repeat=agents):
-        states[pattern] = math.prod(p if r else 1 - p for r in pattern)
+        answers = tuple(0 if right else k + 1 for k, right in enumerate(pattern))
+        states[answers] = math.prod(p if r else 1 - p for r in pattern)
     for _ in range(rounds - 1):
-        after: dict[tuple, float] = {}
-        for pattern, chance in states.items():
-            turn = []
-            for i, right in enumerate(pattern):
-                others = [r for j, r in enumerate(pattern) if j != i]
-                persuadable = not right and 2 * sum(others) > len(others)
-                turn.append(q if persuadable else 0.0)
-            for flips in product((True, False), repeat=agents):
-                c = math.prod(t if f else 1 - t for t, f in zip(turn, flips, strict=True))
-                if c == 0.0:
-                    continue
-                new = tuple(r or f for r, f in zip(pattern, flips, strict=True))
-                after[new] = after.get(new, 0.0) + chance * c
+        after: dict[tuple[int, ...], float] = {}
+        for answers, chance in states.items():
+            options = []  # each agent's (answer, chance) pairs this round
+            for i, own in enumerate(answers):
+                others = [a for j, a in enumerate(answers) if j != i]
+                top = max(set(others), key=others.count) if others else None
+                if top is not None and 2 * others.count(top) > len(others) and top != own:
+                    options.append(((top, q), (own, 1 - q)))
+                else:
+                    options.append(((own, 1.0),))
+            for choice in product(*options):
+                new = tuple(a for a, _ in choice)
+                after[new] = after.get(new, 0.0) + chance * math.prod(c for _, c in choice)
         states = after
-    return sum(
-        chance
-        for pattern, chance in states.items()
-        if sum(pattern) >= 2 or pattern[0]
-        if sum(pattern) >= 1
-    )
+    total = 0.0
+    for answers, chance in states.items():
+        best = max(answers.count(a) for a in answers)
+        final = next(a for a in answers if answers.count(a) == best)
+        total += chance if final == 0 else 0.0
+    return total
 
 
 def main() -> None:

@@ -10,12 +10,12 @@ can be checked (``benchmarks/debate_offline.py``, ``tests/envs/debate``):
   letters).
 * **persuadability** ``q``: in a later round, with chance ``q`` (drawn per question, agent and
   round) it adopts the answer a strict majority of what it reads gives: more than half of
-  the other agents' answers, or of all the answers a summary counts; otherwise, and always
-  when reflecting alone, it restates its own answer.
+  the other agents' answers (with two agents, the other's), or of all the answers a summary
+  counts; otherwise, and always when reflecting alone, it restates its own answer.
 
-Because its wrong answers never coincide, persuasion only ever moves an agent to the answer
-that already has the most votes: for this mind, debate's final accuracy equals the majority
-vote's (``benchmarks/debate_offline.py`` measures both against the closed form), while the
+Because its wrong answers never coincide, with three or more agents persuasion only ever moves
+an agent to the answer that already has the most votes: for this mind, debate's final accuracy
+equals the majority vote's (``benchmarks/debate_offline.py`` measures both against the closed form), while the
 share of agents right and the consensus rate rise with the rounds. What makes real debates
 better than votes, reasoning that convinces, is what a two-number mind cannot show.
 

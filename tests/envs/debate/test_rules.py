@@ -1,6 +1,8 @@
 """Debate's rules as the paper and the released code state them, played move by move."""
 
-from itertools import product
+import importlib.util
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +12,11 @@ from mase.envs.debate import text as words
 from mase.envs.debate.bots import DebateBot
 from mase.envs.debate.questions import Question, arithmetic
 from mase.runner import run_episode
+
+_path = Path(__file__).resolve().parents[3] / "benchmarks" / "debate_offline.py"
+_spec = importlib.util.spec_from_file_location("debate_offline", _path)
+bench = sys.modules["debate_offline"] = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench)  # its closed form, written from the mind's description
 
 Q = Question(
     "hand/0", "hand", "What is 2+3? Make sure to state your answer at the end.", 5, "number"
@@ -147,41 +154,13 @@ def test_bad_settings_are_clear_errors(bad):
 # -- the offline mind: its numbers follow from p and q --------------------------------------
 
 
-def closed_form(p: float, q: float, agents: int = 3) -> float:
-    """Debate accuracy (2 rounds) of agents right with chance p, persuaded with chance q.
-
-    Written from the mind's description: wrong agents are never wrong alike, so the only
-    strict majority an agent can read among the others is the truth (more than half of them
-    right); a wrong agent that reads it switches with chance q, a right one stays right. In
-    the final vote each wrong answer has one vote: the truth wins with two or more, or with
-    one when it was given first (the tie rule).
-    """
-    total = 0.0
-    for first in product([True, False], repeat=agents):
-        chance = np.prod([p if r else 1 - p for r in first])
-        # each agent's chance of being right in round 2
-        right = []
-        for i, mine in enumerate(first):
-            others = [r for j, r in enumerate(first) if j != i]
-            majority_right = 2 * sum(others) > len(others)
-            right.append(1.0 if mine else (q if majority_right else 0.0))
-        # the final majority: wrong answers are all different, so the truth wins with at
-        # least as many votes as any single wrong answer, and ties go to the first given
-        for second in product([True, False], repeat=agents):
-            c2 = np.prod([r if s else 1 - r for r, s in zip(right, second, strict=True)])
-            n_right = sum(second)
-            first_right = next((k for k, s in enumerate(second) if s), agents)
-            wins = n_right > 1 or (n_right == 1 and (agents - 1 == 0 or first_right == 0))
-            total += chance * c2 * (1.0 if wins else 0.0)
-    return total
-
-
-def test_the_minds_debate_accuracy_follows_from_its_two_numbers():
+@pytest.mark.parametrize(("agents", "rounds"), [(3, 2), (2, 3)])
+def test_the_minds_debate_accuracy_follows_from_its_two_numbers(agents, rounds):
     p, q, n = 0.6, 0.7, 400
-    env = mase.make("mase/Debate-v0", n_questions=n)
+    env = mase.make("mase/Debate-v0", n_questions=n, agents=agents, rounds=rounds)
     team = {a: DebateBot(p, q) for a in env.possible_agents}
     correct = [run_episode(env, team, seed=s)["metrics"]["correct"] for s in range(n)]
-    expected = closed_form(p, q)
+    expected = bench.expected(agents, rounds, p, q)
     half_width = 3 * np.sqrt(expected * (1 - expected) / n)
     assert abs(np.mean(correct) - expected) < half_width
     single = mase.make("mase/Debate-v0", n_questions=n, agents=1, rounds=1)
