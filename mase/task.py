@@ -380,6 +380,14 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
             return ActionParse(protocol.spoken(text))
         return super().read_action(agent, text)
 
+    def acting(self, agent: str) -> bool:
+        """Whether ``agent`` is the one to move now, in an episode still going on."""
+        return (
+            bool(self.agents)
+            and agent == self.agent_selection
+            and not (self.terminations.get(agent) or self.truncations.get(agent))
+        )
+
     def utterance(self, agent: str, action: Any) -> str:
         """What a move that is not text says in a speech phase (an answer index, say).
 

@@ -369,12 +369,7 @@ class AvalonEnv(TaskEnv):
         return facts
 
     def _acting(self, agent: str) -> bool:
-        return (
-            bool(self.agents)
-            and agent == self.agent_selection
-            and not (self.terminations.get(agent) or self.truncations.get(agent))
-            and self.world.stage != "over"
-        )
+        return self.acting(agent) and self.world.stage != "over"
 
     def _legal(self, agent: str) -> list[int]:
         if not self._acting(agent):

@@ -290,13 +290,6 @@ class DebateEnv(TaskEnv):
 
     # -- views --------------------------------------------------------------------------------
 
-    def _acting(self, agent: str) -> bool:
-        return (
-            bool(self.agents)
-            and agent == self.agent_selection
-            and not (self.terminations.get(agent) or self.truncations.get(agent))
-        )
-
     def _revealed(self) -> dict[str, Any]:
         """Each debater's last revealed answer (the round before the one being answered)."""
         d = self.debate
@@ -329,12 +322,12 @@ class DebateEnv(TaskEnv):
 
     def _text(self, agent: str) -> str:
         return words.observation_text(
-            self.debate, agent, self._acting(agent), self.prompt, bool(self._ended_by),
+            self.debate, agent, self.acting(agent), self.prompt, bool(self._ended_by),
             self.summarize,
         )  # fmt: skip
 
     def _mask(self, agent: str) -> np.ndarray:
-        return np.full(self.action_space(agent).n, int(self._acting(agent)), dtype=np.int8)
+        return np.full(self.action_space(agent).n, int(self.acting(agent)), dtype=np.int8)
 
     def state(self) -> np.ndarray:
         """The global view: the first debater's vector, then whether each debater is right."""
@@ -370,7 +363,7 @@ class DebateEnv(TaskEnv):
 
     def legal_actions_text(self, agent: str) -> list[str]:
         """What may be said now: an answer in the question's form (none when not acting)."""
-        if not self._acting(agent):
+        if not self.acting(agent):
             return []
         if agent == words.SUMMARIZER:
             return ["a summary of the answers"]

@@ -15,9 +15,9 @@ can be checked (``benchmarks/debate_offline.py``, ``tests/envs/debate``):
 
 Because its wrong answers never coincide, with three or more agents persuasion only ever moves
 an agent to the answer that already has the most votes: for this mind, debate's final accuracy
-equals the majority vote's (``benchmarks/debate_offline.py`` measures both against the closed form), while the
-share of agents right and the consensus rate rise with the rounds. What makes real debates
-better than votes, reasoning that convinces, is what a two-number mind cannot show.
+equals the majority vote's (``benchmarks/debate_offline.py`` measures both against the closed
+form), while the share of agents right and the consensus rate rise with the rounds. What makes
+real debates better than votes, reasoning that convinces, is what a two-number mind cannot show.
 
 It knows a question's truth when the question was loaded in this process (by a
 :class:`~.env.DebateEnv`: :data:`ANSWER_KEY`) or when it can work it out from the text (an
