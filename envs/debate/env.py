@@ -103,7 +103,8 @@ class DebateEnv(TaskEnv):
         question's six integers over 29 (arithmetic; zeros otherwise), then for each debater
         (the agent first, then the others in seat order) whether its last revealed answer was
         readable and that answer scaled to [0, 1] (the index in the answer set, else
-        ``(tanh(x / 1000) + 1) / 2``). The summarizer's vector is the same with itself left out.
+        ``(tanh(x / 1000) + 1) / 2``). The summarizer's vector is the same with itself left out;
+        in a summarized debate a debater's shows only its own answer.
 
     Rewards:
         At the end, every seat gets 1 if the final answer is right, else 0.
@@ -314,8 +315,10 @@ class DebateEnv(TaskEnv):
         out[1 : 1 + len(features)] = np.asarray(features, dtype=np.float32) / 29.0
         revealed = self._revealed()
         order = [agent, *(a for a in d.agents if a != agent)] if agent in d.agents else d.agents
+        # a summarized debate's debaters read a summary, never each other's answers
+        hidden = self.summarize and agent in d.agents and not self._ended_by
         for i, a in enumerate(order):
-            value = revealed[a]
+            value = None if hidden and a != agent else revealed[a]
             out[1 + N_FEATURES + 2 * i] = float(value is not None)
             out[2 + N_FEATURES + 2 * i] = self._scaled(value)
         return np.clip(out, 0.0, 1.0)
