@@ -5,16 +5,20 @@ legally move to. :func:`legal_squares` computes the answers with the ``chess`` p
 ``debate`` extra); it reproduces BIG-bench's targets from the move prefix, and
 :func:`validity_questions` makes fresh positions of the same kind from random legal games.
 
-Move quality (the paper's chess Δpawn): given a position, propose a move; the score is the
-engine's evaluation change in pawns, from Stockfish (Debian's ``stockfish`` package) driven
-through ``chess.engine`` (:class:`Judge`).
+Move quality (the paper's chess Δpawn): given a game so far, propose the next move
+(:func:`move_questions`); the score is Stockfish's evaluation (Debian's ``stockfish``
+package, driven through ``chess.engine``: :class:`Judge`) after the move for the side that
+played it, in centipawns, and its change from before the move. The paper's exact scoring is
+not in its text; this is MASE's reading of "pawn score", stated so.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from mase.envs.debate.questions import SQUARES, Question
@@ -121,6 +125,66 @@ def validity_questions(
     return out
 
 
+MOVE_PROMPT = (
+    "Here is a chess game so far, in UCI notation: {moves}. It is {side} to move. What is the "
+    "best next move? Give it in UCI notation (such as e2e4) at the end of your response."
+)
+
+
+def move_questions(
+    n: int = 100, seed: int = 0, plies: tuple[int, int] = (16, 40), games: Sequence[str] = ()
+) -> list[Question]:
+    """``n`` move-quality questions: a game so far, and the move to play (kind ``"move"``).
+
+    The games are ``games`` (each UCI moves, space-separated: a BIG-bench
+    ``chess_state_tracking`` file's inputs are real games, :func:`games_of`), cut at a random
+    ply of ``plies``, or random legal games when none are given. Any legal move is an answer
+    (``answer``: all of them); how good it is, the engine says (:class:`Judge`).
+    """
+    chess = _chess()
+    rng = random.Random(seed)
+    out: list[Question] = []
+    tries = 0
+    while len(out) < n:
+        tries += 1
+        if tries > 100 * n:
+            raise ValueError("no position with a legal move in the games given")
+        if games:
+            moves = games[(tries - 1) % len(games)].split()
+            moves = moves[: min(len(moves), rng.randint(*plies))]
+        else:
+            board, moves = chess.Board(), []
+            for _ in range(rng.randint(*plies)):
+                legal = list(board.legal_moves)
+                if not legal:
+                    break
+                move = rng.choice(legal)
+                moves.append(move.uci())
+                board.push(move)
+        board = board_after(moves)
+        legal = tuple(sorted(m.uci() for m in board.legal_moves))
+        if not legal:
+            continue
+        side = "White" if board.turn == chess.WHITE else "Black"
+        out.append(
+            Question(
+                id=f"chess_moves/{len(out)}",
+                source="chess_moves",
+                prompt=MOVE_PROMPT.format(moves=" ".join(moves) or "(no moves yet)", side=side),
+                answer=legal,
+                kind="move",
+                extra={"moves": list(moves)},
+            )
+        )
+    return out
+
+
+def games_of(path: str) -> list[str]:
+    """The games of a BIG-bench ``chess_state_tracking`` file: its inputs, less the last square."""
+    task = json.loads(Path(path).read_text(encoding="utf-8"))
+    return [" ".join(read_validity_input(e["input"])[0]) for e in task.get("examples", [])]
+
+
 class Judge:
     """Stockfish, through ``chess.engine``: a move's evaluation change in pawns.
 
@@ -163,6 +227,20 @@ class Judge:
         after = board.copy()
         after.push(move)
         return self.pawns(after) - before
+
+    def score(self, moves: Sequence[str], uci: str) -> tuple[float, float] | None:
+        """A move's quality after ``moves``, for the side that plays it, in centipawns.
+
+        Returns ``(pawn_score, delta)``: the evaluation after the move, and its change from
+        the evaluation before it (``None``: not a legal move there).
+        """
+        board = board_after(moves)
+        delta = self.delta(board, uci)
+        if delta is None:
+            return None
+        after = board.copy()
+        after.push(_chess().Move.from_uci(uci))
+        return round(100 * self.pawns(after), 1), round(100 * delta, 1)
 
     def close(self) -> None:
         """Stop the engine."""

@@ -22,7 +22,7 @@ from mase.task import Outcome, TaskEnv
 SEATS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
          "juliett")  # fmt: skip
 N_FEATURES = 6  # an arithmetic question's six integers; other sources leave them 0
-SOURCES = ("arithmetic", "gsm8k", "mmlu", "bigbench", "chess")
+SOURCES = ("arithmetic", "gsm8k", "mmlu", "bigbench", "chess", "chess_moves")
 #: The package's own small sets in the public formats, for runs without the data sets (12
 #: GSM8K-style problems; two MMLU-style files of 6 and 5 rows, the first row of each a header
 #: as the released code reads them). Point ``path`` at the real files to ask the paper's.
@@ -42,6 +42,11 @@ def load_questions(
         from mase.envs.debate.chess_tasks import validity_questions
 
         return validity_questions(100 if n is None else n, seed)
+    if source == "chess_moves":
+        from mase.envs.debate.chess_tasks import games_of, move_questions
+
+        games = games_of(path) if path is not None else ()
+        return move_questions(100 if n is None else n, seed, games=games)
     if path is None and source in SAMPLES:
         path = SAMPLES[source]
     if path is None:
@@ -80,7 +85,10 @@ class DebateEnv(TaskEnv):
         ``source`` (:mod:`.questions`): ``"arithmetic"`` (the released generator's problems),
         ``"gsm8k"``, ``"mmlu"`` and ``"bigbench"`` (files at ``path``, chosen as the released code
         chooses; without ``path``, GSM8K and MMLU ask the package's own small samples,
-        :data:`SAMPLES`), ``"chess"`` (fresh BIG-bench-style move validity questions); or
+        :data:`SAMPLES`), ``"chess"`` (fresh BIG-bench-style move validity questions),
+        ``"chess_moves"`` (move quality: the next move of a game, the games of a BIG-bench
+        ``chess_state_tracking`` file at ``path`` or random ones, scored by Stockfish:
+        ``pawn_score`` and ``delta_pawn`` in the metrics, for a legal final move); or
         ``questions``,
         a list of :class:`.questions.Question`. ``n_questions`` and ``question_seed`` choose them.
         Episode ``seed`` asks question ``seed`` (modulo their number): an evaluation of 100
@@ -169,6 +177,11 @@ class DebateEnv(TaskEnv):
         self.choices = self.questions[0].choices
         if any(q.choices != self.choices for q in self.questions):
             self.choices = None  # answer sets differ: speech only
+        self.judge = None
+        if self.kind == "move":  # move quality needs the engine: said now, not at the end
+            from mase.envs.debate.chess_tasks import Judge
+
+            self.judge = Judge()
         self.n_rounds, self.summarize, self.prompt = rounds, summarize, prompt
         self.debaters = tuple(SEATS[:agents])
         self.personas = dict(zip(self.debaters, personas or [""] * agents, strict=True))
@@ -284,6 +297,8 @@ class DebateEnv(TaskEnv):
                 elif after and not before:
                     changes["wrong_to_right"] += 1
         m.update(changes)
+        if self.judge is not None and self._ended_by and q.correct(final):
+            m["pawn_score"], m["delta_pawn"] = self.judge.score(q.extra["moves"], final)
         for r in range(played):
             m[f"round{r + 1}_correct"] = float(q.correct(d.final(r)))
             m[f"round{r + 1}_agents_correct"] = float(np.mean([q.correct(v) for v in d.votes(r)]))
@@ -356,6 +371,13 @@ class DebateEnv(TaskEnv):
         return "\n".join(lines)
 
     # -- language interface ---------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop the chess engine, when this debate judged moves."""
+        if self.judge is not None:
+            self.judge.close()
+            self.judge = None
+        super().close()
 
     def rules_text(self, agent: str) -> str:
         """The debate as told to ``agent``."""

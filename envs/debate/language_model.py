@@ -154,6 +154,8 @@ class DebateModel(OfflineModel):
         if question.kind == "choice":
             wrong = [c for c in (question.choices or "ABCD") if c != truth]
             return wrong[k % len(wrong)]
+        if question.kind == "move":  # a move no piece can make: from a square to itself
+            return f"{SQUARES[k]}{SQUARES[k]}"
         right = set(question.answer) if isinstance(question.answer, tuple) else {truth}
         wrong = [s for s in SQUARES if s not in right]
         return wrong[k % len(wrong)]

@@ -50,7 +50,7 @@ class Question:
         source: the source's name.
         prompt: the question as the agents are asked it (the released prompts' words).
         answer: the ground truth: a number, a letter, or a tuple of acceptable answers.
-        kind: how replies are read: ``"number"``, ``"choice"`` or ``"square"``.
+        kind: how replies are read: ``"number"``, ``"choice"``, ``"square"`` or ``"move"``.
         choices: the finite answer set, when there is one (as the discrete action indexes it).
         features: numbers for the vector view (the six integers of an arithmetic question).
         extra: what else the source knows (the move prefix of a chess question, ...).
@@ -86,6 +86,8 @@ class Question:
         """An answer written as this question asks for it (how a discrete action is spoken)."""
         if self.kind == "choice":
             return f"My answer is ({answer})."
+        if self.kind == "move":
+            return f"My move is {answer}."
         if self.kind == "number" and self.source != "arithmetic":
             return f"My answer is \\boxed{{{answer}}}."
         return f"My answer is {answer}."
@@ -95,6 +97,7 @@ READERS: dict[str, Callable[[str], Any]] = {
     "number": readers.read_number,
     "choice": readers.read_choice,
     "square": readers.read_square,
+    "move": readers.read_move,
 }
 
 

@@ -22,6 +22,7 @@ _NUMBER = re.compile(
 _BOXED = re.compile(r"\\boxed\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
 _CHOICE = re.compile(r"\(\s*([A-Za-z])\s*\)")
 _SQUARE = re.compile(r"(?<![A-Za-z0-9])([a-h][1-8])(?![0-9])")
+_MOVE = re.compile(r"(?<![A-Za-z0-9])([a-h][1-8][a-h][1-8][qrbn]?)(?![A-Za-z0-9])", re.I)
 #: The longest reply a reader reads (the tail, where the answer is asked to be).
 MAX_READ = 20_000
 
@@ -106,3 +107,13 @@ def read_square(text: str) -> str | None:
     """
     found = _SQUARE.findall(text[-MAX_READ:])
     return found[-1] if found else None
+
+
+def read_move(text: str) -> str | None:
+    """A chess move answer: the last move in UCI notation (``e2e4``, ``e7e8q``), lowercase.
+
+    >>> read_move("Not Nf3 (g1f3) but E2E4."), read_move("castle!")
+    ('e2e4', None)
+    """
+    found = _MOVE.findall(text[-MAX_READ:])
+    return found[-1].lower() if found else None

@@ -51,6 +51,7 @@ FORMATS = {
     "number": "state your final answer as a number at the end of your response",
     "choice": "end your response with the answer in the form (X)",
     "square": "end your response with the destination square (such as e4)",
+    "move": "end your response with the move in UCI notation (such as e2e4)",
 }
 
 

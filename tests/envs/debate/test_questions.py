@@ -2,6 +2,7 @@
 
 import json
 import random
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -157,3 +158,33 @@ def test_fresh_validity_questions_have_exact_answers():
     for q in made:
         moves, start = read_validity_input(q.extra["input"])
         assert q.answer == legal_squares(moves, start) and q.answer
+
+
+# -- move quality -------------------------------------------------------------------------------
+
+
+def test_move_quality_without_the_engine_says_which_package_to_install(monkeypatch):
+    import mase
+    from mase.envs.debate import chess_tasks
+
+    monkeypatch.setattr(chess_tasks.shutil, "which", lambda name: None)
+    with pytest.raises(FileNotFoundError, match="apt-get install stockfish"):
+        mase.make("mase/Debate-v0", source="chess_moves", n_questions=2)
+
+
+@pytest.mark.skipif(
+    not (shutil.which("stockfish") or shutil.which("/usr/games/stockfish")),
+    reason="Stockfish is not installed (Debian: apt-get install stockfish)",
+)
+def test_the_engine_scores_a_mate_far_above_a_blunder():
+    from mase.envs.debate.chess_tasks import Judge, move_questions
+
+    moves = ["e2e4", "e7e5", "d1h5", "b8c6", "f1c4", "g8f6"]  # Qxf7 is mate
+    with Judge(depth=8) as judge:
+        mate, _ = judge.score(moves, "h5f7")
+        blunder, lost = judge.score(moves, "h5h7")  # the queen for a pawn
+        assert mate > 5000 and blunder < 0 and lost < -300
+        assert judge.score(moves, "e1e3") is None  # not a legal move
+    made = move_questions(5, seed=1)
+    assert all(q.kind == "move" and q.answer and q.correct(q.answer[0]) for q in made)
+    assert not made[0].correct("a1a1") and made[0].read("I play e2e4, no: d2d4") == "d2d4"
