@@ -1,4 +1,5 @@
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -366,7 +367,8 @@ def test_a_preset_with_conditions_runs_each_row_under_each_and_reports_them_apar
     for column in ("arithmetic (mean ± se)", "GSM8K", "MMLU", "chess validity", "paper GSM8K"):
         assert column in header
     debate = next(line for line in out.splitlines() if line.startswith("debate (offline"))
-    assert "81.8% ± 2.3%" in debate and debate.split()[-2] == "8"  # 2 episodes x 4 data sets
+    sets = 5 if shutil.which("stockfish") or shutil.which("/usr/games/stockfish") else 4
+    assert "81.8% ± 2.3%" in debate and debate.split()[-2] == str(2 * sets)  # 2 a data set
     for condition, asked in (("gsm8k", "What is 1,000 + 1?"), ("arithmetic", "What is the result")):
         runs = list((tmp_path / "runs" / condition).glob("*/episodes.jsonl"))
         assert len(runs) == 5  # one folder a row under each condition
@@ -375,3 +377,14 @@ def test_a_preset_with_conditions_runs_each_row_under_each_and_reports_them_apar
             assert len(records) == 2 and all(asked in r["turns"][0]["observation"] for r in records)
     assert main(["eval", "--preset", "debate-table1", "--env-arg", "poems.path=x"]) == 2
     assert "names conditions ['poems']" in capsys.readouterr().err
+
+
+def test_a_condition_this_machine_cannot_run_is_said_and_the_rest_run(monkeypatch, capsys):
+    from mase.envs.debate import chess_tasks
+
+    monkeypatch.setattr(chess_tasks.shutil, "which", lambda name: None)  # no Stockfish here
+    assert main(["eval", "--preset", "debate-table1", "--episodes", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "not run: chess_moves (chess move quality needs the Stockfish engine" in out
+    debate = next(line for line in out.splitlines() if line.startswith("debate (offline"))
+    assert debate.split()[-2] == "4"  # four data sets ran, one episode each

@@ -185,12 +185,30 @@ def games_of(path: str) -> list[str]:
     return [" ".join(read_validity_input(e["input"])[0]) for e in task.get("examples", [])]
 
 
+def find_engine(path: str | None = None) -> str:
+    """The Stockfish executable: ``path``, else ``stockfish`` on the PATH or Debian's place.
+
+    Raises:
+        FileNotFoundError: none; the message names the package that provides one.
+    """
+    found = path or shutil.which("stockfish") or shutil.which("/usr/games/stockfish")
+    if not found:
+        raise FileNotFoundError(
+            "chess move quality needs the Stockfish engine: install Debian's 'stockfish' "
+            "package (apt-get install stockfish), or pass its path"
+        )
+    return found
+
+
 class Judge:
     """Stockfish, through ``chess.engine``: a move's evaluation change in pawns.
 
     Args:
         path: the engine's executable (default: ``stockfish`` on the PATH).
         depth: the search depth of each evaluation.
+
+    The engine runs in a process of its own with a thread that keeps the interpreter alive:
+    close it (``with Judge() as judge: ...``).
 
     Raises:
         FileNotFoundError: no engine; the message names the package that provides one.
@@ -200,13 +218,7 @@ class Judge:
         _chess()
         import chess.engine
 
-        found = path or shutil.which("stockfish") or shutil.which("/usr/games/stockfish")
-        if not found:
-            raise FileNotFoundError(
-                "chess move quality needs the Stockfish engine: install Debian's 'stockfish' "
-                "package (apt-get install stockfish), or pass its path"
-            )
-        self.engine = chess.engine.SimpleEngine.popen_uci(found)
+        self.engine = chess.engine.SimpleEngine.popen_uci(find_engine(path))
         self.limit = chess.engine.Limit(depth=depth)
 
     def pawns(self, board: Any) -> float:

@@ -177,11 +177,10 @@ class DebateEnv(TaskEnv):
         self.choices = self.questions[0].choices
         if any(q.choices != self.choices for q in self.questions):
             self.choices = None  # answer sets differ: speech only
-        self.judge = None
         if self.kind == "move":  # move quality needs the engine: said now, not at the end
-            from mase.envs.debate.chess_tasks import Judge
+            from mase.envs.debate.chess_tasks import find_engine
 
-            self.judge = Judge()
+            find_engine()
         self.n_rounds, self.summarize, self.prompt = rounds, summarize, prompt
         self.debaters = tuple(SEATS[:agents])
         self.personas = dict(zip(self.debaters, personas or [""] * agents, strict=True))
@@ -297,8 +296,11 @@ class DebateEnv(TaskEnv):
                 elif after and not before:
                     changes["wrong_to_right"] += 1
         m.update(changes)
-        if self.judge is not None and self._ended_by and q.correct(final):
-            m["pawn_score"], m["delta_pawn"] = self.judge.score(q.extra["moves"], final)
+        if self.kind == "move" and self._ended_by and q.correct(final):
+            from mase.envs.debate.chess_tasks import Judge
+
+            with Judge() as judge:  # an engine a judgement: none is left running
+                m["pawn_score"], m["delta_pawn"] = judge.score(q.extra["moves"], final)
         for r in range(played):
             m[f"round{r + 1}_correct"] = float(q.correct(d.final(r)))
             m[f"round{r + 1}_agents_correct"] = float(np.mean([q.correct(v) for v in d.votes(r)]))
@@ -371,13 +373,6 @@ class DebateEnv(TaskEnv):
         return "\n".join(lines)
 
     # -- language interface ---------------------------------------------------------------------
-
-    def close(self) -> None:
-        """Stop the chess engine, when this debate judged moves."""
-        if self.judge is not None:
-            self.judge.close()
-            self.judge = None
-        super().close()
 
     def rules_text(self, agent: str) -> str:
         """The debate as told to ``agent``."""

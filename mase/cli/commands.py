@@ -156,12 +156,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     probes: dict[str, Any] = {}  # one probe env per distinct settings
     llm_rows: set[str] = set()
+    missing: dict[str, str] = {}  # conditions this machine cannot run, and why
     for condition in conditions:
         for row in rows:
             kwargs = kwargs_of(row, condition)
             key = repr(sorted(kwargs.items()))
             if key not in probes:
-                probes[key] = mase.make(env_id, **kwargs)
+                try:
+                    probes[key] = mase.make(env_id, **kwargs)
+                except FileNotFoundError as exc:  # a program or file the condition needs
+                    if not condition.name:
+                        raise ValueError(str(exc)) from None
+                    missing[condition.name] = str(exc)
+                    break
             probe_env = probes[key]
             seats = list(probe_env.possible_agents)
             if uses_llm(row.spec, seats, probe_env.unwrapped.sides):
@@ -172,7 +179,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     labels: dict[str, str] = {}
     with model_endpoint(args, env_id, sorted(llm_rows), offline_default) as (llm, where):
         model = "offline model" if where and "offline" in where else getattr(llm, "model", None)
-        for condition in conditions:
+        for condition in (c for c in conditions if c.name not in missing):
             for row in rows:
                 label, row_llm = row.label, llm
                 if row.label in row_models and llm is not None:
@@ -200,6 +207,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
                     summary = _merge_condition(summaries.get(row.label), summary, condition.name)
                 summaries[row.label] = summary
     probe_env = next(iter(probes.values()))
+    for env in probes.values():
+        if env is not probe_env:
+            env.close()
     seeds = f"seeds {args.seed}...{args.seed + args.episodes - 1}"
     rules = probe_env.unwrapped.rules_in_play()
     if preset is None:
@@ -214,6 +224,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"model seats: {where}")
     for row in skipped:
         print(f"not run: {row.label} (give it a model: --row-model '{row.paper_row}=MODEL')")
+    for name, reason in missing.items():
+        print(f"not run: {name} ({reason})")
     if preset is not None and preset.source:
         print(f"paper: {preset.source}")
     if args.out and preset is None:
