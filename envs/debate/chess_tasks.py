@@ -85,6 +85,19 @@ def read_validity_input(text: str) -> tuple[list[str], str]:
     return tokens[:-1], tokens[-1]
 
 
+def random_game(rng: random.Random, plies: tuple[int, int]) -> tuple[Any, list[str]]:
+    """A random legal game of ``plies`` moves (fewer if it ends): its board and UCI moves."""
+    board, moves = _chess().Board(), []
+    for _ in range(rng.randint(*plies)):
+        legal = list(board.legal_moves)
+        if not legal:
+            break
+        move = rng.choice(legal)
+        moves.append(move.uci())
+        board.push(move)
+    return board, moves
+
+
 def validity_questions(
     n: int = 100, seed: int = 0, plies: tuple[int, int] = (10, 40)
 ) -> list[Question]:
@@ -97,15 +110,7 @@ def validity_questions(
     rng = random.Random(seed)
     out: list[Question] = []
     while len(out) < n:
-        board = chess.Board()
-        moves = []
-        for _ in range(rng.randint(*plies)):
-            legal = list(board.legal_moves)
-            if not legal:
-                break
-            move = rng.choice(legal)
-            moves.append(move.uci())
-            board.push(move)
+        board, moves = random_game(rng, plies)
         origins = sorted({m.from_square for m in board.legal_moves})
         if not origins:  # mate or stalemate: no question here
             continue
@@ -153,14 +158,7 @@ def move_questions(
             moves = games[(tries - 1) % len(games)].split()
             moves = moves[: min(len(moves), rng.randint(*plies))]
         else:
-            board, moves = chess.Board(), []
-            for _ in range(rng.randint(*plies)):
-                legal = list(board.legal_moves)
-                if not legal:
-                    break
-                move = rng.choice(legal)
-                moves.append(move.uci())
-                board.push(move)
+            moves = random_game(rng, plies)[1]
         board = board_after(moves)
         legal = tuple(sorted(m.uci() for m in board.legal_moves))
         if not legal:
