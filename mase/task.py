@@ -122,6 +122,9 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     #: ``"module:attribute"`` of the task's offline language model: a responder for
     #: :class:`mase.llm.OfflineServer` that reads only the prompt.
     language_model: str | None = None
+    #: The headline columns of ``mase eval`` and ``mase report`` tables for this task:
+    #: ``(metric key, header, format)``; empty: score, rounds and the valid-action rate.
+    table_columns: tuple[tuple[str, str, str], ...] = ()
     #: ``"module:attribute"`` of the task's built-in Theory-of-Mind probe hooks (a sequence).
     tom_probes: str | None = None
     #: The sides :meth:`side_of` deals, when seats are dealt sides per episode (a team spec

@@ -151,6 +151,13 @@ class AvalonEnv(TaskEnv):
     sides = ("good", "evil")
     tom_probes = "mase.envs.avalon.tom:ROLE_PROBES"
     language_model = "mase.envs.avalon.language_model:respond"
+    table_columns = (
+        ("good_won", "good wins", "{:.1%}"),
+        ("quest_success_rate", "quests won", "{:.1%}"),
+        ("team_selection_accuracy", "team acc.", "{:.1%}"),
+        ("vote_accuracy", "vote acc.", "{:.1%}"),
+        ("valid_action_rate", "valid action", "{:.1%}"),
+    )
     policies = {
         "deduction": "mase.envs.avalon.deduction_player:make_player",
         "mappo-good": "mase.envs.avalon.policies:mappo_good",

@@ -133,6 +133,14 @@ class DebateEnv(TaskEnv):
     schedule = PhaseQueue()
     language_model = "mase.envs.debate.language_model:respond"
     scripted_policy = "mase.envs.debate.bots:DebateBot"
+    table_columns = (
+        ("correct", "accuracy", "{:.1%}"),
+        ("unreadable", "unreadable", "{:.1%}"),
+        ("consensus", "consensus", "{:.1%}"),
+        ("right_to_wrong", "right to wrong", "{:.2f}"),
+        ("wrong_to_right", "wrong to right", "{:.2f}"),
+        ("valid_action_rate", "valid action", "{:.1%}"),
+    )
 
     def __init__(
         self,

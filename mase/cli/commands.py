@@ -65,13 +65,29 @@ USAGE_COLUMNS = (
 
 
 def _table_columns(summaries: list[dict]) -> tuple[tuple[str, str, str], ...]:
-    """The results table's columns: the defaults, then usage and belief accuracy if measured."""
-    columns = DEFAULT_COLUMNS
+    """The results table's columns: the task's, then usage and belief accuracy if measured.
+
+    The task's are its ``table_columns`` (the defaults when it declares none).
+    """
+    columns = _task_columns({s.get("env_id") for s in summaries} - {None}) or DEFAULT_COLUMNS
     if any(s["metrics"].get("llm_calls") for s in summaries):
         columns += USAGE_COLUMNS
     if any("belief_accuracy" in s["metrics"] for s in summaries):
         columns += (("belief_accuracy", "belief accuracy", "{:.1%}"),)
     return columns
+
+
+def _task_columns(env_ids: set[str]) -> tuple[tuple[str, str, str], ...]:
+    """The headline columns the summaries' task declares (one task; none: the defaults)."""
+    if len(env_ids) != 1:
+        return ()
+    try:
+        env = mase.make(next(iter(env_ids)))
+    except Exception:  # a task not installed here: the defaults
+        return ()
+    columns = getattr(env.unwrapped, "table_columns", ())
+    env.close()
+    return tuple(columns)
 
 
 def _eval_options(args: argparse.Namespace) -> dict[str, Any]:
