@@ -385,7 +385,7 @@ class DebateEnv(TaskEnv):
     def rules_text(self, agent: str) -> str:
         """The debate as told to ``agent``."""
         return words.rules_text(
-            agent, self.debaters, self.n_rounds, self.debate.question,
+            agent, self.debaters, self.n_rounds, self.kind,
             self.personas.get(agent, ""), self.summarize,
         )  # fmt: skip
 

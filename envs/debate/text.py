@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mase.envs.debate.questions import Question
 from mase.envs.debate.world import Debate
 
 OPINIONS_HEAD = "These are the recent/updated opinions from other agents: "
@@ -64,10 +63,13 @@ def quote(reply: str | None) -> str:
 
 
 def rules_text(
-    agent: str, agents: Sequence[str], rounds: int, question: Question, persona: str = "",
+    agent: str, agents: Sequence[str], rounds: int, kind: str, persona: str = "",
     summarized: bool = False,
 ) -> str:  # fmt: skip
-    """The task told to one seat: who debates, how rounds work, how the answer is decided."""
+    """The task told to one seat: who debates, how rounds work, how the answer is decided.
+
+    ``kind``: how answers are read (:attr:`.questions.Question.kind`), for the form asked.
+    """
     n = len(agents)
     if agent == SUMMARIZER:
         return (
@@ -95,7 +97,7 @@ def rules_text(
             "answer of the lowest-numbered agent among those tied)."
         )
     lines.append(
-        f"Your reply is your answer: reason as you like, and {FORMATS[question.kind]}. An "
+        f"Your reply is your answer: reason as you like, and {FORMATS[kind]}. An "
         "answer that cannot be read counts as wrong."
     )
     return "\n".join(lines)
