@@ -29,10 +29,10 @@ and, when it needs them: ``schedule`` (class attribute, default :class:`RoundRob
 :meth:`TaskEnv.finish` to end the episode), ``check_action`` (what counts as an action of its
 kind), ``turn_view`` (what an agent sees at the start of its turn, for the knowledge tracker),
 ``invalid_event`` and ``explain_invalid``, ``utterance`` (what a non-text move says in a speech
-phase), ``metrics``, ``state``, ``_render`` and
-``next_round`` (to keep ``round`` in the task's own world too), ``side_of`` (who plays for whom,
-when the seats are not all one team). Optional hooks switch on more of the
-suite: ``true_facts`` (the ground truth :class:`mase.wrappers.ToMProbe` scores against),
+phase), ``speech_move`` (what ``apply`` reads of a speech move), ``metrics``, ``state``,
+``_render`` and ``next_round`` (to keep ``round`` in the task's own world too), ``side_of``
+(who plays for whom, when the seats are not all one team). Optional hooks switch on more of
+the suite: ``true_facts`` (the ground truth :class:`mase.wrappers.ToMProbe` scores against),
 ``parse_facts`` and ``facts_text`` (messages' claims enter the tracker through them),
 ``belief_template``, ``oracle_belief`` and ``belief_facts`` (:class:`mase.wrappers.BeliefState`
 and LLM belief mode), and the class attributes ``scripted_policy``, ``language_model`` (the
@@ -212,12 +212,15 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         self._action_spaces = {a: acts[a] for a in seats}
         # a Discrete space shared by every seat, read by the default check_action: the step
         # reads plain int actions itself (the hot path of training loops)
-        kinds = {(type(sp), getattr(sp, "start", 0), getattr(sp, "n", 0)) for sp in acts.values()}
+        kinds = {
+            (type(sp), int(sp.start), int(sp.n)) if isinstance(sp, spaces.Discrete) else (type(sp),)
+            for sp in acts.values()
+        }
         self._index_range = None
         if len(kinds) == 1 and type(self).check_action is TaskEnv.check_action:
-            kind, start, n = next(iter(kinds))
-            if kind is spaces.Discrete:
-                self._index_range = (int(start), int(start + n))
+            kind = next(iter(kinds))
+            if kind[0] is spaces.Discrete:
+                self._index_range = (kind[1], kind[1] + kind[2])
         self._observation_spaces = {
             a: observation_space(self.obs_mode, sizes[a], _mask_size(acts[a])) for a in seats
         }
@@ -312,7 +315,7 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
             if phase.speech:  # the task reads what the audience hears
                 speech = self._speech_event(agent, value, phase)
                 self._emit_move(agent, (speech,), phase)
-                value = speech.note
+                value = self.speech_move(agent, value, speech.note)
             outcome = self.apply(agent, value)
         except InvalidAction as invalid:
             outcome = ((self.invalid_event(agent, invalid.code, invalid.detail),), 0.0)
@@ -382,6 +385,16 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         if phase is not None and phase.speech and agent == self.agent_selection:
             return ActionParse(protocol.spoken(text))
         return super().read_action(agent, text)
+
+    def speech_move(self, agent: str, reply: str, said: str) -> Any:
+        """What ``apply`` gets from a move in a speech phase.
+
+        By default what the audience heard (``said``: the reply, cut at the message limit), so
+        a debate reads the answer that was heard. A task whose turn is an utterance plus a move
+        (deliberation's ``Proposal:`` line) reads the whole ``reply`` instead, so a long message
+        never cuts its move off.
+        """
+        return said
 
     def acting(self, agent: str) -> bool:
         """Whether ``agent`` is the one to move now, in an episode still going on."""

@@ -32,7 +32,12 @@ from typing import Any
 ENTRY_POINT_GROUP = "mase.tasks"
 
 #: MASE's own task packages: ``"module:attribute"`` of each :class:`TaskPackage`.
-BUILTIN = ("mase.envs.search_rescue:TASK", "mase.envs.avalon:TASK", "mase.envs.debate:TASK")
+BUILTIN = (
+    "mase.envs.search_rescue:TASK",
+    "mase.envs.avalon:TASK",
+    "mase.envs.debate:TASK",
+    "mase.envs.deliberation:TASK",
+)
 
 EnvEntry = str | Callable[..., Any] | tuple[str | Callable[..., Any], Mapping[str, Any]]
 
