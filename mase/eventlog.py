@@ -33,6 +33,7 @@ class EventLog:
     claim_reader: Any = None
     messages_enabled: bool
     max_message_length: int
+    speech_limit: int
 
     def _turn_started(self) -> None:
         """Log what the selected agent sees at the start of its turn, once per turn.
@@ -125,7 +126,9 @@ class EventLog:
 
     def _speech_event(self, agent: str, text: str, phase: Phase) -> Event:
         audience = frozenset(self.agents if phase.audience is None else phase.audience)
-        limit = self.max_message_length or None
+        # the task's own limit on what is said (a rule of the task: a message channel's
+        # limit on its messages does not change it); else the channel's, if any
+        limit = self.speech_limit or self.max_message_length or None
         note = clean_text(text, limit) if limit else clean_text(text)
         return Event("message", agent, {}, audience | self._alone[agent], self.round, note=note)
 

@@ -53,10 +53,14 @@ class Condition:
     Attributes:
         name: the condition's name in metric keys and output folders (``gsm8k``).
         env_kwargs: its task arguments, over the preset's and under the row's.
+        env_id: the task this condition runs, when it is not the preset's (a paper whose
+            table spans sibling tasks, one a group of columns); model seats
+            still get the preset's task's offline model.
     """
 
     name: str
     env_kwargs: dict[str, Any] = field(default_factory=dict)
+    env_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,8 @@ class Preset:
         env_kwargs: task arguments.
         teams: the teams to run, in table order.
         columns: (metric key, header, format) of the measured columns.
-        paper: paper row name -> {metric key: (mean, std) or a number}.
+        paper: paper row name -> {metric key: (mean, std), a number, or words (a range the
+            paper reports, shown as written)}.
         source: where the paper's numbers come from.
         prefer: column metric key -> a metric shown instead when a team has it (the paper's
             valid-action rate of LLM teams counts every model output, retries included).
@@ -78,6 +83,8 @@ class Preset:
         spread: what follows ``±`` in the measured columns: ``"sd"``, the standard deviation
             over episodes, or ``"se"``, the standard error of the mean (a paper that reports
             accuracy as mean ± std/√n).
+        by_condition: print one table per condition, of its columns (``KEY@NAME``), for
+            tables whose conditions have several columns each.
     """
 
     env_id: str
@@ -90,6 +97,7 @@ class Preset:
     notes: tuple[str, ...] = ()
     conditions: tuple[Condition, ...] = ()
     spread: str = "sd"
+    by_condition: bool = False
 
 
 def preset_names() -> list[str]:

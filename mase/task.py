@@ -172,6 +172,9 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         self.np_random, self.np_random_seed = seeding.np_random(None)
         self.messages_enabled = False
         self.max_message_length = 0
+        #: The longest utterance of a speech phase, when the task's rules set one (0: the
+        #: message channel's limit, if the env has one, else the text limit).
+        self.speech_limit = 0
         self.agents = []
         #: The current round (1-based; 0 before the first reset).
         self.round = 0
@@ -390,8 +393,8 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         """What ``apply`` gets from a move in a speech phase.
 
         By default what the audience heard (``said``: the reply, cut at the message limit), so
-        a debate reads the answer that was heard. A task whose turn is an utterance plus a move
-        (deliberation's ``Proposal:`` line) reads the whole ``reply`` instead, so a long message
+        an answer is read as it was heard. A task whose turn is an utterance plus a move (a
+        labelled proposal line) reads the whole ``reply`` instead, so a long message
         never cuts its move off.
         """
         return said

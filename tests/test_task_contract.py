@@ -171,6 +171,27 @@ def test_misuse_of_the_api_is_a_clear_error(env_id):
         channel.step({"action": 0, "message": "hi", "to": 5})
 
 
+def speaking(env_id: str) -> bool:
+    """Whether the task's rules set a limit on what is said in its speech phases."""
+    env = mase.make(env_id)
+    return bool(env.unwrapped.speech_limit)
+
+
+@pytest.mark.parametrize("env_id", [i for i in TASKS if speaking(i)])
+def test_a_message_channel_does_not_shorten_what_a_task_lets_be_said(env_id):
+    """A channel's limit is on its messages; a task's speech limit is a rule of the task (a
+    debate answer at the end of a long reply, a deliberation proposal, must be heard)."""
+    base = mase.make(env_id).unwrapped
+    env = MessageChannel(mase.make(env_id), max_length=20)
+    env.reset(seed=0)
+    assert env.unwrapped.speech_limit == base.speech_limit > 20
+    if env.unwrapped.phase.speech:
+        speaker = env.unwrapped.agent_selection
+        env.step("word " * 40)
+        said = [e for e in env.unwrapped.event_log if e.kind == "message" and e.actor == speaker]
+        assert said and len(said[-1].note) == len("word " * 40)
+
+
 @pytest.mark.parametrize("env_id", TASKS)
 def test_a_thousand_hostile_inputs_are_moves_or_invalid_actions_with_reasons(env_id):
     report = fuzz_task(env_id, steps=1_000, seed=7)

@@ -193,7 +193,7 @@ class DebateEnv(TaskEnv):
         self.debaters = tuple(SEATS[:agents])
         self.personas = dict(zip(self.debaters, personas or [""] * agents, strict=True))
         self.possible_agents = [*self.debaters, *([words.SUMMARIZER] if summarize else [])]
-        self.max_message_length = MAX_TEXT_LENGTH
+        self.speech_limit = MAX_TEXT_LENGTH  # an answer is heard whole, channel or not
         if self.choices is not None:
             action = spaces.Discrete(len(self.choices))
         else:

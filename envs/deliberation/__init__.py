@@ -24,7 +24,7 @@ TASK = TaskPackage(
         ),
         "mase/TaskAllocation-v0": "mase.envs.deliberation.env:TaskAllocationEnv",
     },
-    presets={},
+    presets={"deliberation": "mase.envs.deliberation.paper:DELIBERATION"},
 )
 
 

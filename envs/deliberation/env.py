@@ -42,6 +42,7 @@ class DeliberationEnv(TaskEnv):
 
     schedule = PhaseQueue()
     language_model = "mase.envs.deliberation.language_model:respond"
+    tom_probes = "mase.envs.deliberation.tom:PROBES"
     scripted_policy = "mase.envs.deliberation.bots:Deliberator"
     policies = {
         "oracle": "mase.envs.deliberation.bots:oracle",
@@ -73,14 +74,14 @@ class DeliberationEnv(TaskEnv):
             raise ValueError(f"round_limit must be 1 or more, got {round_limit!r}")
         if not isinstance(message_limit, int) or message_limit < 1:
             raise ValueError(f"message_limit must be a positive number, got {message_limit!r}")
-        self.games = games_of(self.default_games if games is None else games)
+        self.games = self._games(self.default_games if games is None else games)
         if not self.games:
             raise ValueError("no games to play")
         wrong = [g.id for g in self.games if g.kind != self.kind]
         if wrong:
             raise ValueError(f"{type(self).__name__} plays {self.kind} games; got {wrong[:3]}")
         self.round_limit, self.full_observation = round_limit, full_observation
-        self.max_message_length = message_limit
+        self.speech_limit = message_limit  # the task's rule, whatever channel wraps it
         self.possible_agents = list(self.seats)
         self.game: Any = None
         self.game_index = 0
@@ -88,6 +89,22 @@ class DeliberationEnv(TaskEnv):
 
     def _configure(self) -> None:
         raise NotImplementedError
+
+    def _games(self, spec: str | Path | Sequence[Game]) -> list[Game]:
+        """The games of ``spec``: a released set, a path, a list, or ``"generated:N[:SEED]"``."""
+        if isinstance(spec, str) and spec.startswith("generated"):
+            from mase.envs.deliberation import generate
+
+            parts = spec.split(":")
+            if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts[1:]):
+                raise ValueError(
+                    f"games={spec!r}: write 'generated:N' or 'generated:N:SEED' (N fresh games "
+                    "from the generator, seeds SEED...SEED+N-1)"
+                )
+            n, seed = int(parts[1]), int(parts[2]) if len(parts) == 3 else 0
+            make = generate.menu_games if self.kind == "menu" else generate.allocation_games
+            return list(make(n, seed))
+        return games_of(spec)
 
     # -- rules ----------------------------------------------------------------------------------
 
@@ -236,7 +253,32 @@ class DeliberationEnv(TaskEnv):
         if self.current is not None:
             reply = words.Reply("propose", self.current[1])
             facts[("proposal", self.current[0])] = words.move_text(self.game, reply)
+            facts[("proposal_value",)] = round(self._score_of(self.current[1]).lenient_reward, 2)
         return facts
+
+    def belief_template(self, agent: str) -> str:
+        """The belief ``agent`` starts from (:func:`.text.belief_template`)."""
+        game = self.game or self.games[0]
+        return words.belief_template(game, self.seats.index(agent), self._semantic)
+
+    def oracle_belief(self, agent: str) -> str:
+        """What ``agent`` knows now, in the belief's sentences.
+
+        Its own facts and every private fact it saw or was told (right or wrong, as told), and
+        the value of the proposal on the table once it knows every number that value depends
+        on (the stock and the values it needs, or every resource and value).
+        """
+        if self.game is None:
+            raise RuntimeError("call reset() before oracle_belief()")
+        kinds = {"stock", "value", "capacity", "public_share", "task_value", "profile"}
+        held = {k: b.value for k, b in self.knowledge().beliefs(agent).items() if k[0] in kinds}
+        held.update(self.turn_view(agent))
+        truth = self.true_facts()
+        needed = [k for k in truth if k[0] in kinds]
+        if self.current is not None and all(k in held for k in needed):
+            held[("proposal_value",)] = truth[("proposal_value",)]
+        belief = "What I believe about the numbers the decision depends on:\n"
+        return words.with_observation(belief + words.facts_text(held), self.observe_text(agent))
 
     def parse_facts(self, text: str) -> dict:
         """The facts stated in ``text`` in the fact sentences (:func:`.text.parse_facts`)."""
@@ -354,9 +396,11 @@ class MenuDesignEnv(DeliberationEnv):
 
     Games:
         ``games``: a released set (``"menu"``: the 60 level 1/2 games; ``"menu_level3"``: 30), a
-        path (a folder of ``game_*.json`` in the authors' format, or one file), or a list of
-        :class:`.games.MenuGame` (:mod:`.generate` makes fresh ones). Episode ``seed`` plays game
-        ``seed`` modulo their number; ``reset(options={"game": i})`` plays game ``i``.
+        path (a folder of ``game_*.json`` in the authors' format, or one file), a list of
+        :class:`.games.MenuGame`, or ``"generated:N"`` / ``"generated:N:SEED"``: N fresh games
+        from :func:`.generate.menu_game` (seeds SEED... ; about 0.15 s a game to make).
+        Episode ``seed`` plays game ``seed`` modulo their number; ``reset(options={"game": i})``
+        plays game ``i``.
 
     Actions:
         Speech: the reply is heard by the partner (cut at ``message_limit`` characters, 3,000);
@@ -376,6 +420,12 @@ class MenuDesignEnv(DeliberationEnv):
     Rewards:
         At the end every seat gets NR / 100: the decision's reward over the optimum (an invalid
         decision earns 0).
+
+    Arguments:
+        ``level`` (``"numeric"`` or ``"semantic"``), ``games`` (above), ``round_limit`` (6),
+        ``message_limit`` (3,000 characters a turn, a rule of the task that a message channel
+        does not change), ``full_observation`` (False), ``max_cycles`` (the core's round cap,
+        truncating; normally unused), ``obs_mode``, ``render_mode``.
 
     Metrics:
         ``nr``, ``nar`` (the authors' NPR), ``npr2``, ``valid`` (VR is its mean),
@@ -446,7 +496,7 @@ class MenuDesignEnv(DeliberationEnv):
 
     def rules_text(self, agent: str) -> str:
         """The task as told to ``agent``."""
-        return words.menu_rules(agent, self.round_limit, self.max_message_length, self.level,
+        return words.menu_rules(agent, self.round_limit, self.speech_limit, self.level,
                                 self.full_observation)  # fmt: skip
 
     def utterance(self, agent: str, action: Any) -> str:
@@ -524,8 +574,9 @@ class TaskAllocationEnv(DeliberationEnv):
 
     Games:
         ``games``: ``"allocation"`` (the 100 released games), ``"allocation_demo"`` (2), a path,
-        or a list of :class:`.games.AllocationGame`. Episode ``seed`` plays game ``seed`` modulo
-        their number.
+        a list of :class:`.games.AllocationGame`, or ``"generated:N[:SEED]"`` (fresh games from
+        :func:`.generate.allocation_game`, about 0.4 s a game to make). Episode ``seed`` plays
+        game ``seed`` modulo their number.
 
     Actions:
         Speech, with ``Proposal: T1 -> worker_0; T4 -> leader``, ``Final: ...`` (leader) or
@@ -543,6 +594,10 @@ class TaskAllocationEnv(DeliberationEnv):
 
     Rewards:
         At the end every seat gets NR / 100.
+
+    Arguments:
+        ``games`` (above), ``round_limit`` (6), ``message_limit`` (3,000), ``full_observation``
+        (False), ``max_cycles``, ``obs_mode``, ``render_mode``.
 
     Metrics:
         ``nr``, ``nar`` (the authors' greedy repair), ``valid``, ``lenient_nr``, ``agreed`` (the
@@ -619,7 +674,7 @@ class TaskAllocationEnv(DeliberationEnv):
 
     def rules_text(self, agent: str) -> str:
         """The task as told to ``agent``."""
-        return words.allocation_rules(agent, self.round_limit, self.max_message_length,
+        return words.allocation_rules(agent, self.round_limit, self.speech_limit,
                                       self.full_observation)  # fmt: skip
 
     def utterance(self, agent: str, action: Any) -> str:

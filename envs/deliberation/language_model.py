@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from mase.envs.deliberation.mind import Mind
+from mase.envs.deliberation.text import LATEST
 from mase.llm.offline import OfflineModel, Prompt
 
 
@@ -29,10 +30,30 @@ class DeliberationModel(OfflineModel):
         self.mind = Mind(share, slip, seed)
 
     def act(self, prompt: Prompt) -> str:
-        """The mind's reply to the latest observation."""
-        if not prompt.observations:
-            return self.cannot_act
-        return self.mind.reply(prompt.observations[-1])
+        """The mind's reply to the latest observation (in belief mode: the belief's)."""
+        seen = self._seen(prompt)
+        return self.cannot_act if seen is None else self.mind.reply(seen)
+
+    @staticmethod
+    def _seen(prompt: Prompt) -> str | None:
+        """The latest observation: the prompt's, or the one the latest belief carries."""
+        if prompt.observations:
+            return prompt.observations[-1]
+        if prompt.beliefs and LATEST in prompt.beliefs[-1]:
+            return prompt.beliefs[-1]  # its facts and the view it carries
+        return None
+
+    def rewrite_belief(self, prompt: Prompt) -> str:
+        """Every private fact the latest observation states, and the proposal's value."""
+        seen = self._seen(prompt)
+        return self.cannot_read(prompt) if seen is None else self.mind.belief(seen)
+
+    def answer(self, prompt: Prompt) -> str:
+        """Yes or no to a probe of :mod:`.tom`, from who said what in the dialogue."""
+        seen = self._seen(prompt)
+        if seen is None or prompt.agent is None:
+            return self.cannot_answer
+        return self.mind.answer(prompt.question, seen, prompt.agent)
 
 
 respond = DeliberationModel()

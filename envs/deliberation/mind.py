@@ -38,6 +38,26 @@ _DISH = re.compile(r"^- (.+?): (.*)$")
 _TASK = re.compile(r"^- (T\d+) (.*?): (.*)$")
 _CURRENT = re.compile(r"^Current proposal \(by ([a-z_0-9]+), round (\d+)\): (.*)$", re.M)
 _SPOKE = re.compile(r"^\[round \d+\] ([a-z_0-9]+): ", re.M)
+#: The fact kinds that are some agent's private numbers (or view of a guest).
+PRIVATE = ("stock", "value", "capacity", "public_share", "task_value", "profile")
+
+
+def said_by(text: str) -> dict[str, dict[tuple, Any]]:
+    """The facts each speaker stated in the dialogue a view shows."""
+    section = text.split("Dialogue so far:\n", 1)
+    if len(section) < 2:
+        return {}
+    out: dict[str, dict[tuple, Any]] = {}
+    speaker, lines = None, []
+    for line in [*section[1].split("\n\n", 1)[0].splitlines(), "[round 0] end: "]:
+        m = _SPOKE.match(line)
+        if m:
+            if speaker is not None:
+                out.setdefault(speaker, {}).update(words.parse_facts("\n".join(lines)))
+            speaker, lines = m.group(1), [line[m.end() :]]
+        else:
+            lines.append(line)
+    return out
 
 
 def chance(*parts: Any) -> float:
@@ -157,14 +177,69 @@ class Mind:
             return self._menu(view)
         return self._allocation(view)
 
+    # -- beliefs and questions --------------------------------------------------------------
+
+    def belief(self, text: str) -> str:
+        """The belief a view supports, in the belief's sentences.
+
+        Every private fact the view states (its own and what partners said), and the
+        proposal's value once every number it depends on is known.
+        """
+        view = read_view(text)
+        if view is None:
+            return "I cannot read the game from my view."
+        held = {k: v for k, v in view.facts.items() if k[0] in PRIVATE}
+        value = self._proposal_value(view)
+        if value is not None:
+            held[("proposal_value",)] = value
+        belief = "What I believe about the numbers the decision depends on:\n"
+        return words.with_observation(belief + words.facts_text(held), text)
+
+    def answer(self, question: str, text: str, agent: str) -> str:
+        """Yes or no to a probe of :mod:`.tom`: whether the fact was said.
+
+        First order: whether I said it to the partner; second order: whether the partner said
+        it to me (then it knows I heard it).
+        """
+        from mase.envs.deliberation import tom
+
+        asked = tom.read_question(question)
+        if asked is None:
+            return "No. I cannot read the question."
+        level, partner, what = asked
+        if level == "first_order" and self._sees_everything(text, agent):
+            return f"Yes. {partner} sees every number, as I do."
+        named = tom.fact_of(what, agent, partner)
+        if named is None:
+            return "No. I cannot tell which number the question means."
+        kind, holder, guest = named
+        speaker = agent if level == "first_order" else partner
+        stated = said_by(text).get(speaker, {})
+        said = any(
+            k[0] == kind and words.holder(k) == holder and (guest is None or k[1] == guest)
+            for k in stated
+        )
+        who = "I told" if level == "first_order" else "told me"
+        if level == "first_order":
+            why = f"{'I told' if said else 'I have not told'} {partner} that."
+        else:
+            why = f"{partner} {who if said else 'has not told me'} that{' itself' if said else ''}."
+        return f"{'Yes' if said else 'No'}. {why}"
+
+    @staticmethod
+    def _sees_everything(text: str, agent: str) -> bool:
+        """Whether the view's private section holds a partner's facts (full observation)."""
+        section = text.split("What you know privately:\n", 1)
+        if len(section) < 2:
+            return False
+        own = words.parse_facts(section[1].split("\n\n", 1)[0])
+        return any(words.holder(k) not in (None, agent) for k in own)
+
     # -- speaking ---------------------------------------------------------------------------
 
     def _own_lines(self, view: View) -> list[str]:
-        section = view.text.split("What you know privately:", 1)
-        if len(section) < 2:
-            return []
-        own = section[1].split("\n\n", 1)[0]
-        lines = [line for line in own.splitlines() if line.strip()]
+        mine = {k: v for k, v in view.facts.items() if words.holder(k) == view.seat}
+        lines = [line for line in words.facts_text(mine).splitlines() if line.strip()]
         return [
             line for line in lines
             if chance(self.seed, view.text[:200], view.seat, view.round, line) < self.share
@@ -317,3 +392,29 @@ class Mind:
 
         x = _milp(values, needs.T.astype(np.float64), cap)
         return [int(i) for i in np.flatnonzero(x) if values[i] > 0]
+
+    def _proposal_value(self, view: View) -> float | None:
+        """What the proposal on the table earns, if every number it depends on is known."""
+        if view.current is None:
+            return None
+        if view.kind == "menu":
+            dishes = list(view.items)
+            ingredients = sorted({i for need in view.items.values() for i in need})
+            stock = {s: {k[2]: v for k, v in view.facts.items() if k[:2] == ("stock", s)}
+                     for s in MENU_SEATS}  # fmt: skip
+            semantic = any(k[0] == "profile" for k in view.facts)
+            values, known = self._menu_values(view, dishes, semantic)
+            if semantic or not (known and all(stock.values())):
+                return None
+            index = {words.fold(d): i for i, d in enumerate(dishes)}
+            chosen = [index.get(words.fold(x)) for x in view.current[1].split("; ")]
+            if None in chosen:
+                return 0.0
+            cap = np.array([sum(stock[s].get(i, 0) for s in MENU_SEATS) for i in ingredients])
+            need = np.array(
+                [[view.items[dishes[c]].get(i, 0) for i in ingredients] for c in chosen]
+            )
+            if (need.sum(axis=0) > cap).any():
+                return 0.0
+            return round(float(sum(values[c] for c in chosen)), 2)
+        return None  # allocations: the leader's plan is checked by the env, not estimated here

@@ -83,6 +83,9 @@ _FACT_LINES = {
     "public_share": re.compile(r"\bpublic resources seen by ([a-z_0-9]+)\s*:\s*(.*?)\.?\s*$", re.I),
     "task_value": re.compile(r"\btask values for ([a-z_0-9]+)\s*:\s*(.*?)\.?\s*$", re.I),
 }
+_PROPOSAL_VALUE = re.compile(
+    r"\bvalue of the current proposal\s*:\s*(-?\d+(?:\.\d+)?)\.?\s*$", re.I
+)
 _PROFILE = re.compile(r"\bguest (\d+) as ([a-z_0-9]+) sees them\s*:\s*(\{.*\})\s*$", re.I)
 
 
@@ -111,13 +114,17 @@ def facts_text(facts: Mapping[tuple, Any]) -> str:
 
     Keys: ``("stock", seat, ingredient)``, ``("value", guest, dish)`` (guest 0-based),
     ``("capacity", seat, resource)``, ``("public_share", seat, resource)``,
-    ``("task_value", seat, task_ref)``, ``("profile", guest, seat)`` (a JSON object).
+    ``("task_value", seat, task_ref)``, ``("profile", guest, seat)`` (a JSON object),
+    ``("proposal_value",)`` (what the proposal on the table earns, rounded to 0.01).
     Numbers are floats (as :func:`parse_facts` reads them back).
     """
     groups: dict[tuple[str, Any], dict[str, float]] = {}
     lines = []
     for key, value in facts.items():
         kind = key[0]
+        if kind == "proposal_value":
+            lines.append(f"Value of the current proposal: {number(round(value, 2))}.")
+            continue
         if kind == "profile":
             lines.append(f"{guest_name(key[1])} as {key[2]} sees them: {json.dumps(value)}")
             continue
@@ -136,6 +143,10 @@ def parse_facts(text: str) -> dict[tuple, Any]:
     facts: dict[tuple, Any] = {}
     for raw in text.splitlines():
         line = raw.strip().lstrip("-*> ").strip()
+        m = _PROPOSAL_VALUE.search(line)
+        if m:
+            facts[("proposal_value",)] = float(m.group(1))
+            continue
         m = _PROFILE.search(line)
         if m:
             try:
@@ -443,3 +454,76 @@ Everyone talks and proposes, in turns, for at most {round_limit} rounds; only th
 which ends the talk. If the leader has not decided after round {round_limit}, the leader's last
 proposal stands (else worker_1's, else worker_0's).
 {_REPLY_HELP.format(limit=limit, moves=moves)}"""
+
+
+# -- beliefs ------------------------------------------------------------------------------------
+
+#: The head of a belief's last section: the latest observation, kept whole (the belief replaces
+#: the history in a belief-mode prompt, so it carries what the agent sees now).
+LATEST = "Latest observation:"
+
+
+_DIALOGUE_END = ("\n\nNote: ", "\n\nIt is your turn", "\n\nWait: ", "\n\nThe talk is over")
+
+
+def without_dialogue(observation: str) -> str:
+    """An observation without its private facts and dialogue (a belief states them as facts)."""
+    start = observation.find("\n\nWhat you know privately:\n")
+    end = observation.find("\n\n", start + 2) if start >= 0 else -1
+    if start >= 0 and end > start:
+        observation = observation[:start] + observation[end:]
+    start = observation.find("\n\nDialogue so far:\n")
+    if start < 0:
+        return observation
+    ends = [observation.rfind(marker) for marker in _DIALOGUE_END]
+    end = max((e for e in ends if e > start), default=len(observation))
+    return observation[:start] + observation[end:]
+
+
+def holder(key: tuple) -> str | None:
+    """The seat whose private fact ``key`` is (``None`` for other facts)."""
+    kind = key[0]
+    if kind == "value":
+        return MENU_SEATS[key[1]] if key[1] in (0, 1) else None
+    if kind == "profile":
+        return key[2]
+    if kind in ("stock", "capacity", "public_share", "task_value"):
+        return key[1]
+    return None
+
+
+def with_observation(belief: str, observation: str) -> str:
+    """``belief`` with its latest-observation section set to ``observation``, less the dialogue.
+
+    The belief replaces the history in a belief-mode prompt, so it carries what the agent sees
+    now; what partners said is in the belief's fact sentences (and a belief is kept short).
+    """
+    seen = without_dialogue(observation).strip()
+    return f"{belief.split(LATEST)[0].rstrip()}\n\n{LATEST}\n{seen}"
+
+
+def belief_template(game: MenuGame | AllocationGame, seat: int, semantic: bool) -> str:
+    """The belief an agent starts from: its own facts, the partners' unknown, in fact sentences.
+
+    Rewritten as the agent learns (an LLM agent in belief mode rewrites it each turn); the
+    lines that state numbers are read back with :func:`parse_facts`.
+    """
+    seats = MENU_SEATS if isinstance(game, MenuGame) else ALLOCATION_SEATS
+    me = seats[seat]
+    lines = ["What I believe about the numbers the decision depends on:"]
+    lines.append(facts_text(private_facts(game, seat, semantic)))
+    for k, other in enumerate(seats):
+        if other == me:
+            continue
+        if isinstance(game, MenuGame):
+            lines.append(f"Stock held by {other}: unknown.")
+            if semantic:
+                lines += [f"{guest_name(g)} as {other} sees them: unknown" for g in (0, 1)]
+            else:
+                lines.append(f"{guest_name(k)} values: unknown.")
+        else:
+            lines.append(f"Private resources of {other}: unknown.")
+            lines.append(f"Public resources seen by {other}: unknown.")
+            lines.append(f"Task values for {other}: unknown.")
+    lines.append("Value of the current proposal: unknown.")
+    return "\n".join(lines) + f"\n\n{LATEST}\n(none yet)"

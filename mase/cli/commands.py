@@ -176,10 +176,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     for condition in conditions:
         for row in rows:
             kwargs = kwargs_of(row, condition)
-            key = repr(sorted(kwargs.items()))
+            key = repr((condition.env_id, sorted(kwargs.items())))
             if key not in probes:
                 try:
-                    probes[key] = mase.make(env_id, **kwargs)
+                    probes[key] = mase.make(condition.env_id or env_id, **kwargs)
                 except FileNotFoundError as exc:  # a program or file the condition needs
                     if not condition.name:
                         raise ValueError(str(exc)) from None
@@ -210,7 +210,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 if out is not None and condition.name:
                     out = out.parent / condition.name / out.name
                 summary = evaluate(
-                    env_id,
+                    condition.env_id or env_id,
                     row.spec,
                     out=out,
                     env_kwargs=kwargs_of(row, condition),
@@ -256,6 +256,7 @@ def _merge_condition(merged: dict | None, summary: dict, name: str) -> dict:
                         "failed": 0, "failures": {}}  # fmt: skip
     merged["metrics"].update({f"{k}@{name}": v for k, v in summary.get("metrics", {}).items()})
     merged["episodes"] += summary.get("episodes", 0)
+    merged.setdefault("episodes_by", {})[name] = summary.get("episodes", 0)
     merged["failed"] += summary.get("failed", 0) or 0
     for reason, count in summary.get("failures", {}).items():
         merged["failures"][reason] = merged["failures"].get(reason, 0) + count
@@ -326,7 +327,18 @@ def _print_preset(
     print(f"\n{preset.env_id}: {args.preset} ({args.episodes} episodes per team, {seeds})")
     if rules:
         print(textwrap.fill(rules, 100))
-    print(comparison_table(preset, summaries, labels))
+    if preset.by_condition:
+        for condition in preset.conditions:
+            mine = tuple(c for c in preset.columns if c[0].endswith(f"@{condition.name}"))
+            if mine:
+                print(f"\n{condition.name}: {condition.env_id or preset.env_id}")
+                shown = {label: {**s, "episodes": s.get("episodes_by", {}).get(condition.name, 0)}
+                         for label, s in summaries.items()}  # fmt: skip
+                table = comparison_table(dataclasses.replace(preset, columns=mine), shown, labels)
+                print(table)
+        print()
+    else:
+        print(comparison_table(preset, summaries, labels))
     for note in preset.notes:
         print(textwrap.fill(note, 100))
     ran = [t for t in preset.teams if t.label in summaries]

@@ -179,6 +179,8 @@ def _csv_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 def _paper_cell(value: Any, fmt: str) -> str:
     if value is None:
         return "n/a"
+    if isinstance(value, str):  # a paper's words ("55-80", "> 95"), shown as they are
+        return value
     if isinstance(value, tuple):
         return f"{fmt.format(value[0])} ± {fmt.format(value[1])}"
     return fmt.format(value)
