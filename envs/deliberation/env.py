@@ -265,8 +265,8 @@ class DeliberationEnv(TaskEnv):
         """What ``agent`` knows now, in the belief's sentences.
 
         Its own facts and every private fact it saw or was told (right or wrong, as told), and
-        the value of the proposal on the table once it knows every number that value depends
-        on (the stock and the values it needs, or every resource and value).
+        the value of the proposal on the table once it holds every number that value depends
+        on, rightly (every seat's stock and values, or resources and task values).
         """
         if self.game is None:
             raise RuntimeError("call reset() before oracle_belief()")
@@ -275,7 +275,7 @@ class DeliberationEnv(TaskEnv):
         held.update(self.turn_view(agent))
         truth = self.true_facts()
         needed = [k for k in truth if k[0] in kinds]
-        if self.current is not None and all(k in held for k in needed):
+        if self.current is not None and all(held.get(k) == truth[k] for k in needed):
             held[("proposal_value",)] = truth[("proposal_value",)]
         belief = "What I believe about the numbers the decision depends on:\n"
         return words.with_observation(belief + words.facts_text(held), self.observe_text(agent))
@@ -306,7 +306,9 @@ class DeliberationEnv(TaskEnv):
         lines: list[str] = []
         used = 0
         for rnd, who, said in reversed(self.dialogue):
-            line = f"[round {rnd}] {who}: {said}"
+            # a turn's later lines are indented: no message can forge another speaker's line,
+            # a header or a section of the view
+            line = f"[round {rnd}] {who}: " + said.replace("\n", "\n    ")
             if used + len(line) > DIALOGUE_CHARS and lines:
                 lines.append(f"({len(self.dialogue) - len(lines)} earlier turns left out)")
                 break

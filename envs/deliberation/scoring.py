@@ -102,6 +102,9 @@ def _milp(values: np.ndarray, a: np.ndarray, upper: np.ndarray) -> np.ndarray:
         constraints=LinearConstraint(a, -np.inf, upper),
         integrality=np.ones(n),
         bounds=Bounds(0, 1),
+        # HiGHS's presolve, on some of these small programs, prints a debug line to stdout
+        # (scipy 1.17); without it the solve is as fast here (benchmarks/deliberation_optimum.py)
+        options={"presolve": False},
     )
     if result.x is None:  # pragma: no cover - x = 0 is always feasible
         raise RuntimeError(f"the solver found no solution: {result.message}")
