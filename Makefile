@@ -16,11 +16,13 @@ $(STAMP): pyproject.toml
 ## demo: the paper's Tables 1 and 2 on search and rescue: random, scripted, CBS, MAPPO, SB3 PPO,
 ## and LLM teams (with and without belief states, ToM probes) played by the offline model;
 ## then AvalonPlay's metrics on Avalon: bots, the deduction player, MAPPO, LLM and CodeAct seats;
-## then the debate paper's Table 1: single agent, reflection, majority vote and debate
+## then the debate paper's Table 1: single agent, reflection, majority vote and debate;
+## then deliberation: menu design (numeric, semantic, level 3) and task allocation, every team
 demo: $(STAMP)
 	$(BIN)/mase eval --preset paper-table1 --episodes 20 --seed 0 --out runs/demo --resume --concurrency 4
 	$(BIN)/mase eval --preset avalonplay-7 --episodes 10 --seed 0 --out runs/demo-avalon --resume --concurrency 4
 	$(BIN)/mase eval --preset debate-table1 --episodes 20 --seed 0 --out runs/demo-debate --resume --concurrency 4
+	$(BIN)/mase eval --preset deliberation --episodes 10 --seed 0 --out runs/demo-deliberation --resume --concurrency 4
 
 ## test: the whole test suite (two workers)
 test: $(STAMP)
@@ -48,6 +50,9 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/mappo_avalon.py
 	$(BIN)/python benchmarks/debate_offline.py
 	$(BIN)/python benchmarks/debate_scaling.py
+	$(BIN)/python benchmarks/deliberation_optimum.py
+	$(BIN)/python benchmarks/deliberation_released.py
+	$(BIN)/python benchmarks/leak_scan_deliberation.py
 	$(BIN)/python benchmarks/fuzz.py
 
 clean:

@@ -70,8 +70,9 @@ def main() -> None:
             stored += abs(value - game.max_reward) < 1e-6
             agree += abs(value - reference) < 1e-6
         all_times += milp_ms
-        print(f"{name:<16} {len(fresh):>5} {np.median(milp_ms):>15.1f} {max(milp_ms):>12.1f} "
-              f"{np.median(enum_ms):>15.1f} {stored:>5}/{len(fresh):<3} {agree:>3}/{len(fresh)}")  # fmt: skip
+        n = len(fresh)
+        print(f"{name:<16} {n:>5} {np.median(milp_ms):>15.1f} {max(milp_ms):>12.1f} "
+              f"{np.median(enum_ms):>15.1f} {stored:>5}/{n:<3} {agree:>3}/{n}")  # fmt: skip
     print(f"all: median {np.median(all_times):.1f} ms over {len(all_times)} games (goal < 50 ms)")
 
 

@@ -43,6 +43,7 @@ class Heckler(RandomPolicy):
     """Random talk that states made-up numbers as a partner's, and a forged dialogue line."""
 
     def act(self, observation, info):
+        """A lie about a partner's numbers, a forged line, no move."""
         base = self.env.unwrapped
         others = [s for s in base.seats if s != self.agent]
         other = others[base.turns % len(others)]
@@ -65,6 +66,7 @@ class ScanningModel(DeliberationModel):
         self.leaks: list[str] = []
 
     def __call__(self, messages):
+        """Scan the prompt, then answer as the mind."""
         text = "\n".join(str(m.get("content", "")) for m in messages)
         agent = re.search(r"You are ([a-z_0-9]+),", text)
         me = agent.group(1) if agent else ""
@@ -115,8 +117,8 @@ def scan(env_id, games, server, model):
         env.reset(seed=seed)
         kinds = [
             *([lambda: LLMAgent(config)] if seed % 4 == 0 else []),
-            lambda: Deliberator(share=0.5, seed=seed),
-            lambda: random_proposer(str(seed)),
+            lambda seed=seed: Deliberator(share=0.5, seed=seed),
+            lambda seed=seed: random_proposer(str(seed)),
             Heckler,
         ]
         shift = 0 if seed % 4 == 0 else seed
@@ -125,9 +127,10 @@ def scan(env_id, games, server, model):
             policy.reset(seat, env, seed=seed)
         # what a seat may state: the rules, what it is dealt, what it saw and what it heard
         allowed = {
-            s: facts(base, base.rules_text(s)) | {(k, repr(v)) for k, v in base.turn_view(s).items()}
+            s: facts(base, base.rules_text(s))
+            | {(k, repr(v)) for k, v in base.turn_view(s).items()}
             for s in base.seats
-        }
+        }  # noqa: E501
         read = 0
         for agent in env.agent_iter():
             obs, _, done, cut, info = env.last()
@@ -152,7 +155,8 @@ def scan(env_id, games, server, model):
                 extra |= facts(base, base.oracle_belief(seat)) - allowed[seat]
                 if extra:
                     counts["leaks"] += 1
-                    print(f"LEAK {env_id} seed {seed} turn {base.turns} {seat}: {sorted(extra)[:3]}")
+                    where = f"{env_id} seed {seed} turn {base.turns} {seat}"
+                    print(f"LEAK {where}: {sorted(extra)[:3]}")
                 if np.any(partner_blocks(base, seat)):
                     counts["leaks"] += 1
                     print(f"LEAK {env_id} seed {seed} turn {base.turns} {seat}: vector")
