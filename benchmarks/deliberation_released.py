@@ -4,7 +4,8 @@ The paper's sets, whole: menu design numeric (60 games), semantic (the same 60),
 under the numeric protocol) and task allocation (100). Teams: the centralized oracle, scripted
 deliberators (perfect, then sharing each fact line with chance one half, then always planning
 greedily), model seats played by the offline deliberation mind through the ``openai`` client
-(plain, belief mode, and the full-observation ablation), and the random proposer. Also printed:
+(plain, belief mode, offered the solver tool, and the full-observation ablation), and the
+random proposer. Also printed:
 the authors' lenient NR (repeats paid, unknown names dropped), the rounds, and seconds.
 
 Run: python benchmarks/deliberation_released.py [--games N]  (N: at most this many per set)
@@ -38,6 +39,7 @@ def teams(server):
         "scripted, greedy": (lambda: Deliberator(slip=1.0), {}),
         "model seats": (lambda: LLMAgent(config), {}),
         "model seats, belief": (lambda: LLMAgent(config, belief=True), {}),
+        "model seats, solver": (lambda: LLMAgent(config, tools=True), {}),
         "model seats, full obs.": (lambda: LLMAgent(config), {"full_observation": True}),
         "random proposer": (lambda: random_proposer(), {}),
     }

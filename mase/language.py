@@ -51,6 +51,13 @@ class TaskLanguage:
             return parsed._replace(message=reply.messages[0].text)
         return parsed
 
+    def tools(self, agent: str) -> dict[str, Any]:
+        """The tools the task offers ``agent`` now (:mod:`mase.tools`): name -> ``Tool``.
+
+        None by default. A tool computes from its arguments and public information only.
+        """
+        return {}
+
     def belief_facts(self, text: str) -> dict[FactKey, Any]:
         """The facts a belief state holds; by default every fact sentence in it."""
         return self.parse_facts(text)

@@ -303,6 +303,35 @@ CODE_FEEDBACK = (
 #: The line before a program's output in an action prompt.
 PROGRAM_OUTPUT = "Your program printed:"
 
+#: The lines of the rules that offer a task's tools (``{tools}``: one line a tool); a model
+#: calls one with a reply line ``Call: name({...})`` and gets :data:`TOOL_RESULT` back.
+TOOLS_HELP = """\
+Tools: before you reply, you may call a tool to compute something. To call one, reply with one
+line and nothing else: Call: <name>({{"argument": value, ...}}) (the arguments as a JSON
+object). Its result comes back, and you reply again. The tools:
+{tools}"""
+
+#: The line before a tool's result in the prompt.
+TOOL_RESULT = "Tool result:"
+
+#: A reply that calls a tool: ``Call: name({...})`` on a line (a JSON object of arguments).
+TOOL_CALL = re.compile(
+    r"^[\s*`]*call[\s*`]*:[\s*`]*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*?)\)[\s*`]*$", re.I | re.S | re.M
+)
+
+
+def read_tool_call(reply: str) -> tuple[str, str] | None:
+    """``(name, arguments text)`` when the reply calls a tool, else ``None``.
+
+    >>> read_tool_call('Call: solve_menu({"stock": {"eggs": 2}})')
+    ('solve_menu', '{"stock": {"eggs": 2}}')
+    >>> read_tool_call("Proposal: Naan") is None
+    True
+    """
+    found = TOOL_CALL.search(reply.strip()[: MAX_ACTION_CHARS * 4])
+    return (found.group(1), found.group(2).strip()) if found else None
+
+
 #: Sent after a reply that names no legal action; ``{reason}`` is the env's explanation.
 FEEDBACK = (
     "Your reply could not be carried out: {reason} Choose again, in the format the rules give."

@@ -256,6 +256,13 @@ class DeliberationEnv(TaskEnv):
             facts[("proposal_value",)] = round(self._score_of(self.current[1]).lenient_reward, 2)
         return facts
 
+    def tools(self, agent: str) -> dict[str, Any]:
+        """The solver an ``llm-tools`` seat may call (:mod:`.tools`, the paper's tools)."""
+        from mase.envs.deliberation import tools
+
+        tool = tools.menu_tool(self) if self.kind == "menu" else tools.allocation_tool(self)
+        return {tool.name: tool}
+
     def belief_template(self, agent: str) -> str:
         """The belief ``agent`` starts from (:func:`.text.belief_template`)."""
         game = self.game or self.games[0]

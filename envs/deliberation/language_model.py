@@ -13,6 +13,9 @@ from mase.envs.deliberation.mind import Mind
 from mase.envs.deliberation.text import LATEST
 from mase.llm.offline import OfflineModel, Prompt
 
+#: What marks a prompt whose rules offer the solver (:mod:`mase.tools`).
+TOOLS_OFFERED = "Call: <name>("
+
 
 class DeliberationModel(OfflineModel):
     """The mind as an offline model.
@@ -32,7 +35,11 @@ class DeliberationModel(OfflineModel):
     def act(self, prompt: Prompt) -> str:
         """The mind's reply to the latest observation (in belief mode: the belief's)."""
         seen = self._seen(prompt)
-        return self.cannot_act if seen is None else self.mind.reply(seen)
+        if seen is None:
+            return self.cannot_act
+        tools = bool(prompt.rules) and TOOLS_OFFERED in prompt.rules
+        result = prompt.outputs[-1] if tools and prompt.outputs else None
+        return self.mind.reply(seen, tools=tools, tool_result=result)
 
     @staticmethod
     def _seen(prompt: Prompt) -> str | None:

@@ -24,6 +24,7 @@ than the optimum. Both draws are seeded by the text, so a reply is a function of
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -168,11 +169,17 @@ class Mind:
                 raise ValueError(f"{name} is a chance, between 0 and 1: got {value}")
         self.share, self.slip, self.seed = share, slip, seed
 
-    def reply(self, text: str) -> str:
-        """The reply to a turn's text (talk, and at most one move line)."""
+    def reply(self, text: str, tools: bool = False, tool_result: str | None = None) -> str:
+        """The reply to a turn's text (talk, and at most one move line).
+
+        With ``tools`` (the prompt offers the solver, :mod:`.tools`) it plans by calling the
+        solver on the numbers it has pooled (a ``Call:`` line), then with ``tool_result``
+        (the solver's answer) it plans by that answer.
+        """
         view = read_view(text)
         if view is None:
             return "I cannot read the game from my view, so I only listen this turn."
+        self._tools, self._result = tools, tool_result
         if view.kind == "menu":
             return self._menu(view)
         return self._allocation(view)
@@ -270,7 +277,18 @@ class Mind:
             return talk
         recipes = np.array([[view.items[d].get(i, 0) for i in ingredients] for d in dishes])
         cap = np.array([stock[i] for i in ingredients], dtype=np.float64)
-        plan = self._plan(values, recipes, cap, view)
+        if self._tools:
+            asked = {
+                "stock": stock,
+                "values": {d: round(float(v), 3) for d, v in zip(dishes, values, strict=True)},
+            }
+            plan = self._by_tool(
+                "solve_menu", asked, "menu", {words.fold(d): i for i, d in enumerate(dishes)}
+            )
+            if plan is None:
+                return f"Call: solve_menu({json.dumps(asked)})"
+        else:
+            plan = self._plan(values, recipes, cap, view)
         best = float(values[plan].sum()) if len(plan) else 0.0
         partner = view.current is not None and view.current[0] != view.seat
         if partner:
@@ -364,7 +382,18 @@ class Mind:
             rows.append(row)
             upper.append(1.0)
         a_matrix, cap = np.array(rows), np.array(upper) + 1e-6
-        chosen = self._plan(values.ravel(), a_matrix.T, cap, view)
+        if self._tools:
+            asked = {
+                "capacities": {s: caps[s] for s in seats},
+                "public": {r: sum(shares[s].get(r, 0.0) for s in seats) for r in public},
+                "values": {s: {t: vals[s].get(t, 0.0) for t in refs} for s in seats},
+            }
+            index = {(t, s): a * m + i for a, s in enumerate(seats) for i, t in enumerate(refs)}
+            chosen = self._by_tool("solve_allocation", asked, "allocation", index)
+            if chosen is None:
+                return f"Call: solve_allocation({json.dumps(asked)})"
+        else:
+            chosen = self._plan(values.ravel(), a_matrix.T, cap, view)
         pairs = "; ".join(
             f"{refs[i % m]} -> {seats[i // m]}" for i in sorted(chosen, key=lambda i: i % m)
         )
@@ -375,6 +404,18 @@ class Mind:
         return f"{talk}\nProposal: {pairs}"
 
     # -- planning ---------------------------------------------------------------------------
+
+    def _by_tool(self, name: str, asked: dict, key: str, index: dict) -> list[int] | None:
+        """The plan the solver's answer gives (``None``: no answer yet, so call it)."""
+        if self._result is None:
+            return None
+        try:
+            answer = json.loads(self._result)[key]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            return []  # the tool failed: no plan this turn
+        if key == "menu":
+            return sorted(index[words.fold(d)] for d in answer if words.fold(d) in index)
+        return sorted(index[(t, s)] for t, s in answer.items() if (t, s) in index)
 
     def _plan(
         self, values: np.ndarray, needs: np.ndarray, cap: np.ndarray, view: View

@@ -10,7 +10,9 @@ from game 0 again).
 
 Teams: the centralized oracle (full information), scripted deliberators (state the numbers,
 then solve), model seats (the offline deliberation mind unless ``--model``/``--base-url`` name a
-real model), model seats in the authors' full-observation ablation, and the random proposer.
+real model), model seats offered the solver (the paper's "with tools": ``llm-tools``, a
+function the prompt offers, :mod:`.tools`), model seats in the authors' full-observation
+ablation, and the random proposer.
 The paper's numbers are a range summarized from its results (REFERENCE §3: top models above
 95 NR on numeric menu design, 55-80 on the semantic and allocation settings), shown beside the
 model rows as theirs.
@@ -31,6 +33,7 @@ DELIBERATION = Preset(
         Team("oracle (full information)", "oracle"),
         Team("scripted deliberators", "scripted"),
         Team("model seats", "llm", paper_row="top models"),
+        Team("model seats with the solver", "llm-tools"),
         Team("model seats, full observation", "llm", env_kwargs={"full_observation": True}),
         Team("random proposer", "random-proposer"),
     ),

@@ -12,14 +12,16 @@ from mase.agents.human import HumanPolicy
 from mase.agents.random import RandomPolicy
 
 
-def _llm(arg: str | None, llm: Any = None, belief: bool | str = False) -> PolicyProtocol:
+def _llm(
+    arg: str | None, llm: Any = None, belief: bool | str = False, tools: bool = False
+) -> PolicyProtocol:
     from mase.agents.llm import LLMAgent
     from mase.llm.config import LLMConfig
 
     config = llm if llm is not None else LLMConfig.from_env()
     if arg:
         config = config.replace(model=arg)
-    return LLMAgent(config, belief=belief)
+    return LLMAgent(config, belief=belief, tools=tools)
 
 
 def _codeact(arg: str | None, llm: Any = None) -> PolicyProtocol:
@@ -42,6 +44,7 @@ POLICIES: dict[str, Callable[..., PolicyProtocol]] = {
     "llm": lambda arg, llm=None: _llm(arg, llm),
     "llm-belief": lambda arg, llm=None: _llm(arg, llm, belief=True),
     "llm-oracle-belief": lambda arg, llm=None: _llm(arg, llm, belief="oracle"),
+    "llm-tools": lambda arg, llm=None: _llm(arg, llm, tools=True),
     "codeact": lambda arg, llm=None: _codeact(arg, llm),
 }
 
@@ -49,7 +52,7 @@ POLICIES: dict[str, Callable[..., PolicyProtocol]] = {
 _NO_ARGUMENT = frozenset(("scripted", "random", "random-unmasked", "human"))
 
 #: Policies configured by ``make_policy(..., llm=...)``.
-TAKES_LLM = frozenset(("llm", "llm-belief", "llm-oracle-belief", "codeact"))
+TAKES_LLM = frozenset(("llm", "llm-belief", "llm-oracle-belief", "llm-tools", "codeact"))
 
 
 def is_llm(name: str) -> bool:
@@ -72,6 +75,7 @@ def make_policy(name: str, env: Any, llm: Any = None) -> PolicyProtocol:
     ``"random"`` (legal actions only), ``"random-unmasked"`` (any action) and ``"human"``
     work for every task; ``"llm"`` is an :class:`LLMAgent`, ``"llm-belief"`` one in belief
     mode, ``"llm-oracle-belief"`` one given the env's oracle belief each turn (an ablation),
+    ``"llm-tools"`` one that may call the task's tools (:mod:`mase.tools`) before it replies,
     ``"codeact"`` a :class:`~mase.agents.codeact.CodeActAgent` (it writes and runs programs);
     ``"llm:MODEL"`` and the like choose the model. Any other name is one of the task's own
     (its env class's ``policies``: planners, trained checkpoints), with ``name:ARG`` passing

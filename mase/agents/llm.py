@@ -58,6 +58,10 @@ class LLMAgent(Policy):
             runaway reply cannot flood every later prompt; beliefs to four times it.
         client: the chat client to use; by default the process's shared client for
             ``config``, so agents with one config share connections and cache.
+        tools: offer the task's tools (:mod:`mase.tools`; a deliberation task's solver, say)
+            in the rules; a reply ``Call: name({...})`` runs one and the model replies again
+            with its result (the metrics count ``tool_calls``).
+        max_tool_calls: the most tool calls of one turn.
 
     ``act`` returns the final reply text, which the env parses (a
     :class:`~mase.wrappers.MessageChannel` takes its ``Message to Team:`` part); when the env
@@ -92,6 +96,8 @@ class LLMAgent(Policy):
         retries: int = 1,
         max_reply_chars: int = 2000,
         client: ChatClient | None = None,
+        tools: bool = False,
+        max_tool_calls: int = 3,
     ):
         if window < 0:
             raise ValueError(f"window must be 0 or more turns, got {window}")
@@ -99,6 +105,8 @@ class LLMAgent(Policy):
             raise ValueError(f"retries must be 0 or more, got {retries}")
         if max_reply_chars < 1:
             raise ValueError(f"max_reply_chars must be positive, got {max_reply_chars}")
+        if max_tool_calls < 1:
+            raise ValueError(f"max_tool_calls must be 1 or more, got {max_tool_calls}")
         if belief not in (False, True, "oracle"):
             raise ValueError(f"belief must be False, True or 'oracle', got {belief!r}")
         if config is None:
@@ -109,6 +117,8 @@ class LLMAgent(Policy):
         self.window = window
         self.retries = retries
         self.max_reply_chars = max_reply_chars
+        self.tools, self.max_tool_calls = tools, max_tool_calls
+        self._tools: dict[str, Any] = {}
         self._prices = price_table(config.prices)
         self._history: list[tuple[str, str]] = []
         self._start_counts()
@@ -122,6 +132,8 @@ class LLMAgent(Policy):
             retries=self.retries,
             max_reply_chars=self.max_reply_chars,
             client=self.client,
+            tools=self.tools,
+            max_tool_calls=self.max_tool_calls,
         )
 
     # -- the policy protocol ------------------------------------------------------------------
@@ -130,7 +142,12 @@ class LLMAgent(Policy):
         """Start an episode in seat ``agent``: fresh history, belief and counters."""
         super().reset(agent, env)
         self.base = env.unwrapped
+        self._tools = self.base.tools(agent) if self.tools else {}
         self._rules = self.base.rules_text(agent)
+        if self._tools:
+            from mase.tools import tools_text
+
+            self._rules += "\n\n" + tools_text(self._tools)
         self._history = []
         self._belief = self.base.belief_template(agent) if self.belief else ""
         self._returns_belief = takes_key(env, "belief")
@@ -194,11 +211,34 @@ class LLMAgent(Policy):
         return (yield from self._decide(self._action_prompt(text), text))
 
     def _decide(self, messages: Messages, text: str) -> _Dialogue:
-        """Ask for the action, with ``retries`` more tries after a reply naming none."""
+        """Ask for the action, with ``retries`` more tries after a reply naming none.
+
+        With tools, a reply that calls one (``Call: name({...})``) is answered with the tool's
+        result and the action asked again, up to ``max_tool_calls`` calls a turn; a call is no
+        output and spends no try.
+        """
         purpose = "action"
+        calls = 0
         for attempt in range(self.retries + 1):
             completion = yield messages, purpose
             reply = completion.text
+            while self._tools and not completion.error and calls < self.max_tool_calls:
+                called = protocol.read_tool_call(reply)
+                if called is None:
+                    break
+                from mase.tools import run_tool
+
+                calls += 1
+                self._metrics["tool_calls"] = self._metrics.get("tool_calls", 0) + 1
+                result = run_tool(self._tools, *called)
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": reply[: self.max_reply_chars]},
+                    {"role": "user", "content": f"{protocol.TOOL_RESULT}\n{result}\n\n"
+                     + protocol.ACTION_REQUEST},
+                ]  # fmt: skip
+                completion = yield messages, "tool"
+                reply = completion.text
             if completion.error:
                 reason = f"no reply from the model ({completion.error})"
                 parsed_action = None
@@ -319,6 +359,8 @@ class LLMAgent(Policy):
             m["probe_calls"] += 1
         elif purpose in ("code", "debug"):
             m["code_calls"] = m.get("code_calls", 0) + 1
+        elif purpose == "tool":
+            m["tool_replies"] = m.get("tool_replies", 0) + 1
         cost = cost_usd(
             self.config.model, completion.prompt_tokens, completion.completion_tokens, self._prices
         )
@@ -360,7 +402,7 @@ class LLMAgent(Policy):
             )
 
     def __repr__(self) -> str:
-        mode = ", belief=True" if self.belief else ""
+        mode = (", belief=True" if self.belief else "") + (", tools=True" if self.tools else "")
         return f"LLMAgent(model={self.config.model!r}{mode}, window={self.window})"
 
 

@@ -18,7 +18,8 @@ here; the task keeps only its decisions. :func:`read_prompt` turns the messages 
   :data:`~mase.protocol.CLAIMS_REQUEST`) the message to restate;
 * **items**: the prompt in order as :class:`Item` records: ``belief`` (the text after a
   :data:`~mase.protocol.BELIEF_HEADER`), ``observation``, ``reply`` (an assistant message),
-  ``output`` (after :data:`~mase.protocol.PROGRAM_OUTPUT`) and ``facts`` (after
+  ``output`` (after :data:`~mase.protocol.PROGRAM_OUTPUT` or a tool's
+  :data:`~mase.protocol.TOOL_RESULT`) and ``facts`` (after
   :data:`~mase.protocol.FACTS_HEADER`).
 
 Where an observation starts is the task's own wording, so the task may give a pattern for it
@@ -71,6 +72,7 @@ _CODE_FEEDBACK_HEAD = protocol.CODE_FEEDBACK.split("{", 1)[0].strip()
 _BLOCKS = {
     protocol.BELIEF_HEADER: "belief",
     protocol.PROGRAM_OUTPUT: "output",
+    protocol.TOOL_RESULT: "output",
     protocol.FACTS_HEADER: "facts",
 }
 
@@ -88,6 +90,7 @@ _HEADERS = (
     protocol.CODE_REQUEST,
     _CODE_FEEDBACK_HEAD,
     protocol.PROGRAM_OUTPUT,
+    protocol.TOOL_RESULT,
 )
 
 #: The headers an observation follows, for tasks that give no pattern of their own.
