@@ -2,9 +2,12 @@
 
 Menu design (numeric, semantic and level 3) and task allocation with a leader. The package
 declares the tasks (:data:`TASK`); the games are :mod:`.games` (the released ones and a loader)
-and :mod:`.generate` (fresh ones), the scoring :mod:`.scoring`, the words :mod:`.text`, the
-env classes (:mod:`.env`) are the tasks' documentation pages, and :mod:`.language_model` the
-offline mind.
+and :mod:`.generate` (fresh ones), the scoring :mod:`.scoring` (the optimum, NR, NAR, VR), the
+words :mod:`.text` (views, fact sentences, the reply reader, beliefs), the env classes
+(:mod:`.env`) are the tasks' documentation pages; :mod:`.mind` is the deliberator that
+:mod:`.bots` (scripted, oracle, random proposer) and :mod:`.language_model` (the offline model)
+share, :mod:`.semantic` reads guests' descriptions, :mod:`.tools` is the solver the "with
+tools" condition offers, :mod:`.tom` the Theory-of-Mind probes and :mod:`.paper` the preset.
 """
 
 from typing import Any

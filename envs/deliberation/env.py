@@ -385,6 +385,19 @@ class DeliberationEnv(TaskEnv):
         """Every turn is speech: a reply is what it says (the move is read in ``apply``)."""
         return ActionParse(text)
 
+    def read_action(self, agent: str, text: str) -> ActionParse:
+        """A reply as ``step`` will take it: the whole text, or why its move line cannot be read.
+
+        A policy that checks its reply first (an LLM seat, with its retries) learns of an
+        unreadable move line before the turn is spent; ``step`` reads the reply itself.
+        """
+        if self.acting(agent) and self.game is not None:
+            try:
+                words.read_reply(self.game, text)
+            except words.ReplyError as err:
+                return ActionParse(None, str(err))
+        return ActionParse(text)
+
 
 class MenuDesignEnv(DeliberationEnv):
     """Menu design (Wang et al. 2026): two agents agree on a menu for two guests.

@@ -265,8 +265,10 @@ class ReplyError(ValueError):
     """A reply whose move cannot be read; the message says why, for the agent."""
 
 
+# a move line may follow the suite's "Action selection:" label (a model used to other tasks)
 _LABEL = re.compile(
-    r"^[\s>*_#`-]*(proposal|propose|final decision|final|accept|decision)\b[\s*_`]*[:\-]?\s*(.*)$",
+    r"^[\s>*_#`-]*(?:action\s*selection[\s*_`]*[:\-]?[\s*_`]*)?"
+    r"(proposal|propose|final decision|final|accept|decision)\b[\s*_`]*[:\-]?\s*(.*)$",
     re.I,
 )
 _ACCEPTS = {"", "accept", "i accept", "yes", "accepted", "accept proposal", "accept the proposal"}
@@ -288,7 +290,7 @@ def read_reply(game: MenuGame | AllocationGame, text: str) -> Reply:
     """
     moves = []
     for raw in text.splitlines():
-        if _ACCEPT_LINE.match(fold(raw)):
+        if _ACCEPT_LINE.match(fold(re.sub(r"(?i)^\W*action\s*selection\W*", "", raw))):
             moves.append(Reply("accept"))
             continue
         m = _LABEL.match(raw)

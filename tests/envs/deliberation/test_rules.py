@@ -95,6 +95,7 @@ def test_a_proposal_naming_an_unknown_or_repeated_dish_stands_flagged_and_is_an_
         "**Proposal:** {A}; {B}",
         "- Propose: '{a}', '{b}'.",
         "PROPOSAL - {a} ; {b}",
+        "Action selection: Proposal: {A}; {B}\nMessage to Team: those two, please.",
     ],
 )
 def test_proposals_are_read_without_regard_to_case_or_punctuation(line):
@@ -118,7 +119,14 @@ def test_accented_names_are_read_in_plain_ascii_and_the_views_write_them_so():
 
 
 @pytest.mark.parametrize(
-    "reply", ["Accept", "I accept your proposal.", "Decision: accept", "We accept this menu"]
+    "reply",
+    [
+        "Accept",
+        "I accept your proposal.",
+        "Decision: accept",
+        "We accept this menu",
+        "Action selection: Accept\nMessage to Team: deal.",
+    ],
 )
 def test_acceptances_in_several_words(reply):
     env = menu_env()
