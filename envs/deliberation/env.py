@@ -396,7 +396,7 @@ class DeliberationEnv(TaskEnv):
                 words.read_reply(self.game, text)
             except words.ReplyError as err:
                 return ActionParse(None, str(err))
-        return ActionParse(text)
+        return super().read_action(agent, text)
 
 
 class MenuDesignEnv(DeliberationEnv):

@@ -58,7 +58,7 @@ class LLMAgent(Policy):
             runaway reply cannot flood every later prompt; beliefs to four times it.
         client: the chat client to use; by default the process's shared client for
             ``config``, so agents with one config share connections and cache.
-        tools: offer the task's tools (:mod:`mase.tools`; a deliberation task's solver, say)
+        tools: offer the task's tools (:mod:`mase.tools`; a solver, say)
             in the rules; a reply ``Call: name({...})`` runs one and the model replies again
             with its result (the metrics count ``tool_calls``).
         max_tool_calls: the most tool calls of one turn.
