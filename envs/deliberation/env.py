@@ -381,6 +381,19 @@ class DeliberationEnv(TaskEnv):
 
     # -- language interface -----------------------------------------------------------------------
 
+    def utterance(self, agent: str, action: Any) -> str:
+        """A vector move said as its reply line (the last entry: talk, propose, accept, final)."""
+        a = np.asarray(self.check_action(agent, action))
+        move = int(a[-1])
+        if move == TALK:
+            return "(talks only)"
+        if move == ACCEPT:
+            return "Accept"
+        return self._said(a, move)
+
+    def _said(self, a: np.ndarray, move: int) -> str:
+        raise NotImplementedError
+
     def parse_action(self, agent: str, text: str) -> ActionParse:
         """Every turn is speech: a reply is what it says (the move is read in ``apply``)."""
         return ActionParse(text)
@@ -521,14 +534,8 @@ class MenuDesignEnv(DeliberationEnv):
         return words.menu_rules(agent, self.round_limit, self.speech_limit, self.level,
                                 self.full_observation)  # fmt: skip
 
-    def utterance(self, agent: str, action: Any) -> str:
-        """A vector move said as its reply line."""
-        a = np.asarray(self.check_action(agent, action))
-        move = int(a[-1])
-        if move == TALK:
-            return "(talks only)"
-        if move == ACCEPT:
-            return "Accept"
+    def _said(self, a: np.ndarray, move: int) -> str:
+        """A proposal vector (one 0/1 per dish slot) said as its line."""
         chosen = np.flatnonzero(a[:-1])
         if (chosen >= len(self.game.dishes)).any():
             raise InvalidAction(
@@ -699,14 +706,8 @@ class TaskAllocationEnv(DeliberationEnv):
         return words.allocation_rules(agent, self.round_limit, self.speech_limit,
                                       self.full_observation)  # fmt: skip
 
-    def utterance(self, agent: str, action: Any) -> str:
-        """A vector move said as its reply line."""
-        a = np.asarray(self.check_action(agent, action))
-        move = int(a[-1])
-        if move == TALK:
-            return "(talks only)"
-        if move == ACCEPT:
-            return "Accept"
+    def _said(self, a: np.ndarray, move: int) -> str:
+        """An allocation vector (per task slot: none or a seat) said as its line."""
         n = len(self.game.tasks)
         extra = np.flatnonzero(a[n:-1])
         if len(extra):

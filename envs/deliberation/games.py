@@ -148,18 +148,21 @@ class AllocationGame:
 Game = MenuGame | AllocationGame
 
 
+#: Persona attribute -> the authors' profile label (``Persona.get_full_profile``), in order.
+PROFILE_LABELS = {
+    "name": "Name", "gender": "Gender", "nationality": "Nationality", "age": "Age",
+    "occupation": "Occupation", "recent_status": "Recent Status",
+    "dietary_preferences": "Dietary Preferences", "food_allergies": "Food Allergies",
+    "cultural_preferences": "Cultural Preferences",
+    "health_and_fitness_goals": "Health and Fitness Goals",
+    "personality_and_dining_style": "Personality and Dining Style",
+    "ethical_and_religious_considerations": "Ethical and Religious Considerations",
+}  # fmt: skip
+
+
 def _profile(persona: Mapping[str, Any]) -> dict[str, Any]:
     """A persona object's fields as the authors' ``get_full_profile`` names them."""
-    names = {
-        "name": "Name", "gender": "Gender", "nationality": "Nationality", "age": "Age",
-        "occupation": "Occupation", "recent_status": "Recent Status",
-        "dietary_preferences": "Dietary Preferences", "food_allergies": "Food Allergies",
-        "cultural_preferences": "Cultural Preferences",
-        "health_and_fitness_goals": "Health and Fitness Goals",
-        "personality_and_dining_style": "Personality and Dining Style",
-        "ethical_and_religious_considerations": "Ethical and Religious Considerations",
-    }  # fmt: skip
-    return {label: persona.get(key) for key, label in names.items()}
+    return {label: persona.get(key) for key, label in PROFILE_LABELS.items()}
 
 
 def from_authors(d: Mapping[str, Any], game_id: str | None = None) -> Game:

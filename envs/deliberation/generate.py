@@ -46,6 +46,7 @@ from typing import Any, cast
 import numpy as np
 
 from mase.envs.deliberation.games import (
+    PROFILE_LABELS,
     AllocationGame,
     MenuGame,
     from_authors,
@@ -80,15 +81,7 @@ PRIORITY_MENU = (0.1, 0.05, -0.01, 0.01)
 PRIORITY_ALLOCATION = (0.1, 1.0, 0.0)
 
 #: Persona attribute -> the authors' profile label (``Persona.get_full_profile``), in order.
-PROFILE = {
-    "name": "Name", "gender": "Gender", "nationality": "Nationality", "age": "Age",
-    "occupation": "Occupation", "recent_status": "Recent Status",
-    "dietary_preferences": "Dietary Preferences", "food_allergies": "Food Allergies",
-    "cultural_preferences": "Cultural Preferences",
-    "health_and_fitness_goals": "Health and Fitness Goals",
-    "personality_and_dining_style": "Personality and Dining Style",
-    "ethical_and_religious_considerations": "Ethical and Religious Considerations",
-}  # fmt: skip
+PROFILE = PROFILE_LABELS
 #: The four basic fields: a hidden one reads ``None`` (the other categories read ``{}``/``[]``).
 BASIC = ("name", "gender", "nationality", "age")
 #: The seats in the authors' order.

@@ -16,15 +16,7 @@ SRC = games.source_data()
 COOKBOOK = SRC["cooking/full_data/cookbook.json"]
 REVEAL = list(SRC["cooking/full_data/persona_reveal_probs.json"].values())  # Internet, Home
 GUESTS = {p["Name"]: p for p in SRC["cooking/full_data/personas.json"]}
-LABELS = {
-    "name": "Name", "gender": "Gender", "nationality": "Nationality", "age": "Age",
-    "occupation": "Occupation", "recent_status": "Recent Status",
-    "dietary_preferences": "Dietary Preferences", "food_allergies": "Food Allergies",
-    "cultural_preferences": "Cultural Preferences",
-    "health_and_fitness_goals": "Health and Fitness Goals",
-    "personality_and_dining_style": "Personality and Dining Style",
-    "ethical_and_religious_considerations": "Ethical and Religious Considerations",
-}  # fmt: skip
+LABELS = games.PROFILE_LABELS
 BASIC = ("name", "gender", "nationality", "age")
 AGENTS = ("agent_0", "agent_1", "agent_2")
 
