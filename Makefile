@@ -10,7 +10,7 @@ export SDL_VIDEODRIVER := dummy
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[rl,debate,deliberation,dev]"
+	$(BIN)/pip install --quiet -e ".[rl,debate,deliberation,agentverse,dev]"
 	touch $(STAMP)
 
 ## demo: the paper's Tables 1 and 2 on search and rescue: random, scripted, CBS, MAPPO, SB3 PPO,

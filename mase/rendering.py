@@ -38,6 +38,8 @@ def text_image(text: str, dpi: int = 80) -> np.ndarray:
     height = len(lines) * 1.25 * 10 / 72 + 0.3
     figure = Figure(figsize=(max(width, 1.0), max(height, 0.5)), dpi=dpi)
     canvas = FigureCanvasAgg(figure)
-    figure.text(0.01, 0.99, "\n".join(lines), family="monospace", size=10, va="top")
+    # the text as written: "$" in it (prices, a model's output) is no math to typeset
+    figure.text(0.01, 0.99, "\n".join(lines), family="monospace", size=10, va="top",
+                parse_math=False, usetex=False)  # fmt: skip
     canvas.draw()
     return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()

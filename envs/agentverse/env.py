@@ -1,0 +1,460 @@
+"""The AgentVerse protocol as a task: ``mase/AgentVerse-v0``.
+
+Chen et al. (2023): a group of agents works on a goal in iterations of four stages: expert
+recruitment, collaborative decision (vertical or horizontal), action execution, evaluation.
+Here every stage a seat plays is a phase of one AEC env, so any policy (the offline model, a
+real endpoint, a scripted bot, a person) can sit in any seat; execution runs the group's
+decision against the problem (for the paper's benchmarks, the decision is the answer, scored
+by the problem's own automatic score).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+from gymnasium import spaces
+
+from mase.actions import ActionParse
+from mase.envs.agentverse.behaviours import behaviours
+from mase.events import Event
+from mase.schedules import Phase, PhaseQueue
+from mase.spaces import CHARSET, MAX_TEXT_LENGTH
+from mase.task import Outcome, TaskEnv
+
+STRUCTURES = ("vertical", "horizontal")
+EVALUATORS = ("none", "auto", "seat")
+STAGES = ("recruit", "propose", "review", "discuss", "integrate", "evaluate")
+#: A verdict line: ``Verdict: accept`` (or ``Accept``, ``[Agree]``); anything else is criticism.
+_VERDICT = re.compile(
+    r"^[\s>*_#`-]*(?:verdict[\s*_`]*[:\-]?[\s*_`]*)?(accept(?:ed)?|agree|\[agree\]|correct|approve)"
+    r"[\s.!*_`]*$",
+    re.I | re.M,
+)
+
+
+class Problem(Protocol):
+    """What the protocol needs of a problem (:mod:`.problems` makes them)."""
+
+    id: str
+    prompt: str
+
+    def score(self, reply: str) -> float:
+        """The reply's score in [0, 1]."""
+
+    def explain(self, reply: str) -> str:
+        """Why the reply scores what it does, for the evaluation's feedback."""
+
+
+def accepts(text: str) -> bool:
+    """Whether a review or an evaluation accepts: a line that is a verdict of acceptance."""
+    return bool(_VERDICT.search(text))
+
+
+@dataclass
+class Iteration:
+    """One pass of the four stages.
+
+    Attributes:
+        roles: the experts' role descriptions the recruiter wrote (seat -> text).
+        proposals: the solver's proposals (vertical) or the experts' turns (horizontal), in order,
+            as (seat, text).
+        reviews: per review round, seat -> (text, accepted).
+        decision: the group's decision (``None`` until made).
+        score: the decision's score when executed.
+        feedback: the evaluation's words; accepted: whether the evaluation accepted.
+    """
+
+    roles: dict[str, str] = field(default_factory=dict)
+    proposals: list[tuple[str, str]] = field(default_factory=list)
+    reviews: list[dict[str, tuple[str, bool]]] = field(default_factory=list)
+    decision: str | None = None
+    score: float = 0.0
+    feedback: str = ""
+    accepted: bool = False
+
+
+#: The problem sources ``problems`` may name (:mod:`.problems`).
+SOURCES = ("samples", "commongen", "logic_grid", "math", "humaneval")
+
+
+def load_problems(source: str, path: str | None = None, n: int | None = None,
+                  merge: int = 1) -> list[Any]:  # fmt: skip
+    """The problems of a named source (:mod:`.problems`); ``path`` points at its file.
+
+    Raises:
+        ValueError: an unknown source, or a source that reads a file given none.
+    """
+    from mase.envs.agentverse import problems as sources
+
+    if source == "samples":
+        return sources.samples()[:n] if n else sources.samples()
+    if source == "commongen":
+        return sources.commongen(path, n, merge=merge)
+    if source == "humaneval":
+        return sources.humaneval(n, path)
+    if source in ("logic_grid", "math"):
+        if path is None:
+            raise ValueError(f"source {source!r} reads a file: pass path=...")
+        return getattr(sources, source)(path, n)
+    raise ValueError(f"unknown problem source {source!r}; sources: {', '.join(SOURCES)}")
+
+
+class AgentVerseEnv(TaskEnv):
+    """The AgentVerse loop over problems with an automatic score.
+
+    Description:
+        Each iteration: the ``recruiter`` writes a role for each expert (``Expert 1: ...``, one
+        line an expert; skipped with ``recruit=False``); the experts decide:
+
+        * **vertical** (the paper's benchmark setting): the ``solver`` proposes; the
+          ``reviewer_k`` seats review it at once (each unseen by the others until all have
+          spoken); if every review accepts (a line ``Verdict: accept``) the proposal is the
+          decision, else the solver revises, up to ``review_rounds`` reviews;
+        * **horizontal**: ``expert_1`` ... ``expert_n`` each propose or refine in turn,
+          ``review_rounds`` times, then ``expert_1`` writes the group's decision (the
+          integration function);
+
+        then the decision is executed (scored by the problem's own score) and evaluated: by
+        the problem's score (``evaluator="auto"``: accepted when it scores 1, the feedback the
+        score's explanation), by an ``evaluator`` seat (``"seat"``: ``Verdict: accept`` or
+        feedback), or not at all (``"none"``: one iteration). Unaccepted, the feedback goes
+        back to the recruiter, up to ``iterations`` iterations. The final decision is the last
+        one made.
+
+        Settings of the paper's tables: single agent ``experts=1, recruit=False,
+        evaluator="none"`` (``cot=True`` asks it to think step by step); group vertical
+        ``experts=2`` (math) or ``4`` (1 solver + 3 reviewers), ``iterations=3``; group
+        horizontal ``structure="horizontal"``.
+
+    Problems:
+        ``problems``: a source's name (:data:`SOURCES`: ``"samples"``, the package's own
+        concept sets, by default; ``"commongen"``, ``"logic_grid"``, ``"math"`` and
+        ``"humaneval"``, reading ``path`` where they need a file; ``n_problems`` of them;
+        ``merge`` concept sets per Commongen problem) or a list of problems (:class:`Problem`:
+        ``id``, ``prompt``, ``score``, ``explain``). Episode ``seed`` plays problem ``seed``
+        modulo their number.
+
+    Agents:
+        ``recruiter`` (with ``recruit``), the experts (``solver`` and ``reviewer_1``...
+        vertically, ``expert_1``... horizontally) and ``evaluator`` (with ``evaluator="seat"``).
+
+    Actions:
+        Speech: every stage is an utterance (``Text``), heard by the seats the stage reaches.
+
+    Observations:
+        Text: the goal, the seat's role, the stage, this iteration's proposals and reviews,
+        the last evaluation's feedback, and what to do. Vector: the stage (one-hot), the
+        iteration and review round as fractions, the seat (one-hot), whether a proposal stands
+        and the share of the last reviews that accepted.
+
+    Rewards:
+        At the end, every seat gets the final decision's score.
+
+    Metrics:
+        ``score``, ``solved`` (score 1), ``iterations``, ``revisions`` (proposals after the
+        first in an iteration), ``unanimous`` (the last decision's reviews all accepted),
+        ``evaluator_accepted``, ``review_rounds``, and the group behaviours of
+        :mod:`.behaviours`: ``conformity``, ``ignored_feedback``, ``loops``.
+
+    Version history:
+        * v0: first release.
+    """
+
+    metadata = {"name": "agentverse_v0", "render_modes": ["ansi", "human"]}
+    schedule = PhaseQueue()
+    language_model = "mase.envs.agentverse.language_model:respond"
+    table_columns = (
+        ("score", "score", "{:.2f}"),
+        ("solved", "solved", "{:.1%}"),
+        ("iterations", "iterations", "{:.2f}"),
+        ("revisions", "revisions", "{:.2f}"),
+        ("conformity", "conformity", "{:.2f}"),
+        ("ignored_feedback", "ignored feedback", "{:.2f}"),
+        ("valid_action_rate", "valid action", "{:.1%}"),
+    )
+    scripted_policy = "mase.envs.agentverse.bots:GroupBot"
+
+    def __init__(
+        self,
+        problems: str | Sequence[Problem] = "samples",
+        path: str | None = None,
+        n_problems: int | None = None,
+        merge: int = 1,
+        structure: str = "vertical",
+        experts: int = 4,
+        recruit: bool = True,
+        evaluator: str = "auto",
+        iterations: int = 3,
+        review_rounds: int = 2,
+        cot: bool = False,
+        max_cycles: int | None = None,
+        obs_mode: str = "both",
+        render_mode: str | None = None,
+    ):
+        super().__init__(obs_mode, render_mode, max_cycles)
+        if structure not in STRUCTURES:
+            raise ValueError(f"structure must be one of {STRUCTURES}, got {structure!r}")
+        if evaluator not in EVALUATORS:
+            raise ValueError(f"evaluator must be one of {EVALUATORS}, got {evaluator!r}")
+        for name, value, least in (("experts", experts, 1), ("iterations", iterations, 1),
+                                   ("review_rounds", review_rounds, 1)):  # fmt: skip
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(
+                    f"{name} must be a whole number of at least {least}, got {value!r}"
+                )
+        if isinstance(problems, str):
+            problems = load_problems(problems, path, n_problems, merge)
+        self.problems = list(problems)
+        if not self.problems:
+            raise ValueError("no problems to work on")
+        from mase.envs.agentverse.language_model import ANSWER_KEY
+
+        ANSWER_KEY.update((p.prompt.strip(), p) for p in self.problems)  # the offline key
+        self.structure, self.recruit, self.evaluator = structure, recruit, evaluator
+        self.n_iterations = iterations if evaluator != "none" else 1
+        self.review_rounds, self.cot = review_rounds, cot
+        if structure == "vertical":
+            self.experts = ("solver", *(f"reviewer_{k}" for k in range(1, experts)))
+        else:
+            self.experts = tuple(f"expert_{k}" for k in range(1, experts + 1))
+        self.possible_agents = [
+            *(["recruiter"] if recruit else []),
+            *self.experts,
+            *(["evaluator"] if evaluator == "seat" else []),
+        ]
+        n = len(self.possible_agents)
+        self.set_spaces(
+            len(STAGES) + 2 + n + 2,
+            spaces.Text(MAX_TEXT_LENGTH, charset="".join(sorted(CHARSET))),
+        )
+        self.problem: Any = None
+        self.history: list[Iteration] = []
+
+    # -- rules ----------------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Work on problem ``seed`` (modulo their number), or ``options["problem"]``."""
+        self._episode_seed = seed
+        super().reset(seed, options)
+
+    def new_episode(self, options: dict | None) -> None:
+        """Pick the problem; the first iteration starts."""
+        options = options or {}
+        index = options.get("problem")
+        if index is None:
+            index = (self._episode_seed if self._episode_seed is not None
+                     else int(self.np_random.integers(len(self.problems))))  # fmt: skip
+        self.problem = self.problems[int(index) % len(self.problems)]
+        self.history = [Iteration()]
+        self._review_round = 0
+        #: what end_phase decided comes next: "evaluate" (the seat), "restart", or None
+        self._pending: str | None = None
+
+    @property
+    def current(self) -> Iteration:
+        """The iteration going on."""
+        return self.history[-1]
+
+    def next_phase(self, previous: Phase | None) -> Phase:
+        """The stages in order (class docstring)."""
+        stage = self._next_stage(previous)
+        if stage == "recruit":
+            return Phase(
+                "recruit", ("recruiter",), speech=True, audience=("recruiter", *self.experts)
+            )
+        if stage == "propose":
+            return Phase("propose", ("solver",), speech=True, audience=self.experts)
+        if stage == "review":
+            reviewers = self.experts[1:]
+            return Phase("review", reviewers, secret=True, speech=True, audience=self.experts)
+        if stage == "discuss":
+            return Phase("discuss", self.experts, speech=True, audience=self.experts)
+        if stage == "integrate":
+            return Phase("integrate", (self.experts[0],), speech=True, audience=self.experts)
+        return Phase("evaluate", ("evaluator",), speech=True,
+                     audience=tuple(self.possible_agents))  # fmt: skip
+
+    def _next_stage(self, previous: Phase | None) -> str:
+        pending, self._pending = self._pending, None
+        if pending == "evaluate":
+            return "evaluate"
+        if previous is None or pending == "restart":
+            return "recruit" if self.recruit else self._decision_start()
+        if previous.name == "recruit":
+            return self._decision_start()
+        if previous.name == "propose":
+            return "review"
+        if previous.name == "review":
+            return "propose"  # the reviews were not all accepting: the solver revises
+        return "discuss" if self._review_round < self.review_rounds else "integrate"
+
+    def _decision_start(self) -> str:
+        return "propose" if self.structure == "vertical" else "discuss"
+
+    def apply(self, agent: str, action: Any) -> list[Event]:
+        """Record what the seat said in its stage."""
+        text = str(action)
+        it = self.current
+        stage = self.phase.name
+        if stage == "recruit":
+            it.roles = read_roles(text, self.experts)
+        elif stage in ("propose", "discuss"):
+            it.proposals.append((agent, text))
+        elif stage == "review":
+            while len(it.reviews) <= self._review_round:  # rounds whose reviews all failed too
+                it.reviews.append({})
+            it.reviews[self._review_round][agent] = (text, accepts(text))
+        elif stage == "integrate":
+            it.proposals.append((agent, text))
+            it.decision = text
+        elif stage == "evaluate":
+            it.feedback, it.accepted = text, accepts(text)
+        return []
+
+    def end_phase(self, phase: Phase) -> Outcome | None:
+        """After a stage: decide, execute, evaluate, or go on (class docstring)."""
+        it = self.current
+        # a seat whose move was not text said nothing: no proposal, no review
+        latest = it.proposals[-1][1] if it.proposals else ""
+        if phase.name == "propose" and len(self.experts) == 1:
+            it.decision = latest
+            return self._execute()
+        if phase.name == "review":
+            verdicts = (
+                it.reviews[self._review_round] if len(it.reviews) > self._review_round else {}
+            )
+            self._review_round += 1
+            every = len(verdicts) == len(phase.agents) and all(ok for _, ok in verdicts.values())
+            if every or self._review_round >= self.review_rounds:
+                it.decision = latest
+                return self._execute()
+        if phase.name == "discuss":
+            self._review_round += 1
+        if phase.name == "integrate":
+            it.decision = it.decision if it.decision is not None else ""
+            return self._execute()
+        if phase.name == "evaluate":
+            return self._after_evaluation()
+        return None
+
+    def _execute(self) -> Outcome | None:
+        """Score the decision; evaluate it automatically, or leave it to the evaluator seat."""
+        it = self.current
+        it.score = float(self.problem.score(it.decision or ""))
+        if self.evaluator == "seat":
+            self._pending = "evaluate"
+            return None
+        if self.evaluator == "auto":
+            it.accepted = it.score >= 1.0 - 1e-9
+            it.feedback = self.problem.explain(it.decision or "")
+        else:
+            it.accepted = True
+        return self._after_evaluation()
+
+    def _after_evaluation(self) -> Outcome | None:
+        it = self.current
+        if it.accepted or len(self.history) >= self.n_iterations:
+            ended = (
+                "decided"
+                if self.evaluator == "none"
+                else "accepted"
+                if it.accepted
+                else "iterations"
+            )
+            self.finish(ended)
+            event = self.event("result", None, {("score",): it.score},
+                               frozenset(self.possible_agents))  # fmt: skip
+            return Outcome([event], it.score)
+        self.history.append(Iteration())
+        self._review_round = 0
+        self._pending = "restart"
+        return None
+
+    # -- metrics ------------------------------------------------------------------------------
+
+    def metrics(self) -> dict[str, Any]:
+        """Score, iterations, revisions, the reviewers' and the evaluator's verdicts."""
+        last = self.history[-1]
+        revisions = sum(max(0, len(it.proposals) - 1) for it in self.history
+                        if self.structure == "vertical")  # fmt: skip
+        final_reviews = last.reviews[-1] if last.reviews else {}
+        return {
+            **super().metrics(),
+            "problem": self.problem.id,
+            "score": last.score,
+            "solved": float(last.score >= 1.0 - 1e-9),
+            "iterations": len(self.history),
+            "revisions": revisions,
+            "review_rounds": sum(len(it.reviews) for it in self.history),
+            "unanimous": float(bool(final_reviews) and all(ok for _, ok in final_reviews.values())),
+            "evaluator_accepted": float(last.accepted),
+            **behaviours(self.history),
+        }
+
+    # -- views --------------------------------------------------------------------------------
+
+    def _vector(self, agent: str) -> np.ndarray:
+        out = np.zeros(self.observation_space(agent)["observation"].shape, dtype=np.float32)
+        if self.phase is not None and not self._ended_by:
+            out[STAGES.index(self.phase.name)] = 1.0
+        at = len(STAGES)
+        out[at] = (len(self.history) - 1) / max(1, self.n_iterations - 1)
+        out[at + 1] = min(1.0, self._review_round / self.review_rounds)
+        at += 2
+        out[at + self.possible_agents.index(agent)] = 1.0
+        at += len(self.possible_agents)
+        it = self.current
+        out[at] = float(bool(it.proposals))
+        if it.reviews:
+            last = it.reviews[-1].values()
+            out[at + 1] = sum(ok for _, ok in last) / max(1, len(last))
+        return np.clip(out, 0.0, 1.0)
+
+    def _text(self, agent: str) -> str:
+        from mase.envs.agentverse import text as words
+
+        return words.observation_text(self, agent)
+
+    def _render(self) -> str:
+        it = self.current
+        lines = [f"AgentVerse ({self.structure}), {self.problem.id}, iteration {len(self.history)}"]
+        for seat, said in it.proposals[-3:]:
+            lines.append(f"  {seat}: {said[:160]}")
+        if it.decision is not None:
+            lines.append(
+                f"  decision scores {it.score:.2f}; {'accepted' if it.accepted else 'not accepted'}"
+            )
+        return "\n".join(lines)
+
+    # -- language interface -------------------------------------------------------------------
+
+    def rules_text(self, agent: str) -> str:
+        """The protocol as told to ``agent``."""
+        from mase.envs.agentverse import text as words
+
+        return words.rules_text(self, agent)
+
+    def legal_actions_text(self, agent: str) -> list[str]:
+        """What the seat is to write now (none when it is not its turn)."""
+        from mase.envs.agentverse import text as words
+
+        return [words.request(self, agent)] if self.acting(agent) else []
+
+    def parse_action(self, agent: str, text: str) -> ActionParse:
+        """Every stage is speech: a reply is what it says."""
+        return ActionParse(text)
+
+
+def read_roles(text: str, experts: Sequence[str]) -> dict[str, str]:
+    """The recruiter's roles: ``Expert k: ...`` lines, in order, one an expert (missing: none)."""
+    found = re.findall(r"^[\s>*_#`-]*expert\s*(\d+)[\s*_`]*[:\-]\s*(.+)$", text, re.I | re.M)
+    roles: dict[str, str] = {}
+    for number, role in found:
+        k = int(number) - 1
+        if 0 <= k < len(experts) and experts[k] not in roles:
+            roles[experts[k]] = role.strip()[:500]
+    return roles
