@@ -11,6 +11,9 @@ scores are :mod:`.problems` (concept coverage, logic grid puzzles, math, HumanEv
 
 from mase.tasks import TaskPackage
 
-TASK = TaskPackage(envs={"mase/AgentVerse-v0": "mase.envs.agentverse.env:AgentVerseEnv"})
+TASK = TaskPackage(
+    envs={"mase/AgentVerse-v0": "mase.envs.agentverse.env:AgentVerseEnv"},
+    presets={"agentverse-table1": "mase.envs.agentverse.paper:AGENTVERSE_TABLE1"},
+)
 
 __all__ = ["TASK"]

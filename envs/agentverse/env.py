@@ -85,8 +85,12 @@ def load_problems(source: str, path: str | None = None, n: int | None = None,
                   merge: int = 1) -> list[Any]:  # fmt: skip
     """The problems of a named source (:mod:`.problems`); ``path`` points at its file.
 
+    Without ``path``, Commongen asks the package's own concept sets and math the debate task's
+    own small GSM8K-format sample (:data:`mase.envs.debate.env.SAMPLES`).
+
     Raises:
-        ValueError: an unknown source, or a source that reads a file given none.
+        ValueError: an unknown source.
+        FileNotFoundError: a source that reads a file given none (logic grid puzzles).
     """
     from mase.envs.agentverse import problems as sources
 
@@ -96,10 +100,17 @@ def load_problems(source: str, path: str | None = None, n: int | None = None,
         return sources.commongen(path, n, merge=merge)
     if source == "humaneval":
         return sources.humaneval(n, path)
-    if source in ("logic_grid", "math"):
+    if source == "math":
+        from mase.envs.debate.env import SAMPLES
+
+        return sources.math(path or SAMPLES["gsm8k"], n)
+    if source == "logic_grid":
         if path is None:
-            raise ValueError(f"source {source!r} reads a file: pass path=...")
-        return getattr(sources, source)(path, n)
+            raise FileNotFoundError(
+                "logic grid puzzles read BIG-bench's logic_grid_puzzle.json: pass its path "
+                "(mase eval: --env-arg logic_grid.path=FILE)"
+            )
+        return sources.logic_grid(path, n)
     raise ValueError(f"unknown problem source {source!r}; sources: {', '.join(SOURCES)}")
 
 
