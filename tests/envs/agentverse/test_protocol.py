@@ -200,3 +200,29 @@ def test_a_loop_is_a_decision_the_group_made_before():
     history = run((["a"], [], "a", False), (["b"], [], "b", False), (["a"], [], "a", False))
     assert behaviours(history)["loops"] == 1
     assert behaviours(run((["a"], [], "a", True)))["loops"] == 0
+
+
+def test_named_sources_load_and_a_missing_file_is_said():
+    from mase.envs.agentverse.env import load_problems
+
+    assert len(load_problems("samples")) == 10
+    assert len(load_problems("math", n=5)) == 5  # the debate task's own GSM8K-format sample
+    with pytest.raises(FileNotFoundError, match="logic_grid.path=FILE"):
+        load_problems("logic_grid")
+    with pytest.raises(ValueError, match="unknown problem source 'poetry'"):
+        load_problems("poetry")
+
+
+def test_the_preset_runs_its_settings_with_the_papers_numbers_beside():
+    from mase.presets import load_preset
+
+    preset = load_preset("agentverse-table1")
+    assert [t.label for t in preset.teams] == ["single agent", "chain of thought",
+                                               "group, vertical", "group, horizontal"]  # fmt: skip
+    assert preset.paper["group (GPT-4)"]["solved@humaneval"] == 0.890
+    for team in preset.teams:
+        for condition in preset.conditions:
+            if condition.name == "logic_grid":
+                continue
+            env = AgentVerseEnv(**{**condition.env_kwargs, **team.env_kwargs, "n_problems": 2})
+            assert env.possible_agents
