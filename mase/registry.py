@@ -46,7 +46,8 @@ def register(id: str, entry_point: str | Callable[..., AECEnv], **defaults: Any)
 
     Example:
         >>> import mase
-        >>> creator, _ = mase.registry.env_creator(mase.list_envs("mase")[0])  # any task's class
+        >>> task = mase.list_envs("mase", declaring="tom_probes")[0]  # a task with probes
+        >>> creator, _ = mase.registry.env_creator(task)
         >>> mase.register("demo/VectorOnly-v0", creator, obs_mode="vector")
         >>> "demo/VectorOnly-v0" in mase.list_envs()
         True

@@ -82,7 +82,7 @@ class LLMAgent(Policy):
         ...     agent = LLMAgent(LLMConfig(base_url=server.base_url, cache=False))
         ...     agent.reset(seat, env)
         ...     reply = agent.act(env.observe(seat), {})
-        >>> reply.startswith("Action selection:")
+        >>> env.unwrapped.read_action(seat, reply).action is not None  # a move the task reads
         True
         >>> agent.episode_record()["metrics"]["llm_valid_outputs"]
         1

@@ -6,7 +6,7 @@
 >>> with offline_server(task) as server:
 ...     client = ChatClient(LLMConfig(base_url=server.base_url, cache=False))
 ...     reply = client.complete([{"role": "user", "content": "hello"}])
->>> reply.text.startswith("Action selection:")  # a prompt it cannot read: a safe reply
+>>> reply.error is None and reply.text != ""  # a prompt it cannot read: still a safe reply
 True
 """
 

@@ -63,7 +63,8 @@ class ToMProbe(BaseWrapper):
         ...         if event.actor == context.agent and event.facts and event.kind != "observe":
         ...             yield Question(context.agent, "introspection", event.kind,
         ...                            "Did you see it?", tuple(event.facts))
-        >>> env = ToMProbe(mase.make(mase.list_envs("mase")[0]), probes=[did_you_see])
+        >>> task = mase.list_envs("mase", declaring="tom_probes")[0]  # a task with probes
+        >>> env = ToMProbe(mase.make(task), probes=[did_you_see])
         >>> env.reset(seed=0)
         >>> for agent in env.agent_iter(12):
         ...     obs, _, ended, cut, _ = env.last()
