@@ -32,7 +32,7 @@ from typing import Any
 ENTRY_POINT_GROUP = "mase.tasks"
 
 #: MASE's own task packages: ``"module:attribute"`` of each :class:`TaskPackage`.
-BUILTIN = ("mase.envs.search_rescue:TASK", "mase.envs.avalon:TASK", "mase.envs.debate:TASK", "mase.envs.deliberation:TASK", "mase.envs.agentverse:TASK")  # noqa: E501  # fmt: skip
+BUILTIN = ("mase.envs.search_rescue:TASK", "mase.envs.avalon:TASK", "mase.envs.debate:TASK", "mase.envs.deliberation:TASK", "mase.envs.agentverse:TASK", "mase.envs.craft:TASK")  # noqa: E501  # fmt: skip
 
 EnvEntry = str | Callable[..., Any] | tuple[str | Callable[..., Any], Mapping[str, Any]]
 

@@ -1,0 +1,402 @@
+"""The crafting world as a PettingZoo AEC environment."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from mase.envs.craft import maps, parse, render, world
+from mase.envs.craft import text as words
+from mase.envs.craft.recipes import PRESETS
+from mase.envs.craft.vector import ObservationCodec
+from mase.events import Event
+from mase.task import ActionParse, InvalidAction, Outcome, TaskEnv
+
+#: The most the optional shaping pays over an episode (see the class docstring).
+SHAPING_SCALE = 0.5
+
+
+class CraftEnv(TaskEnv):
+    """A team gathers, crafts and hands items over to make one goal item (a bookshelf).
+
+    Description:
+        The Minecraft case of Chen et al. (2023), "AgentVerse: Facilitating Multi-Agent
+        Collaboration and Exploring Emergent Behaviors": three agents make a bookshelf, which
+        takes wood and leather, reeds made into paper, paper and leather into books, and the
+        books with planks into the shelf; they split the work, gather at the same time and
+        hand materials to the one who assembles. Minecraft itself does not run here, so this
+        is a deterministic crafting world with the game's recipes: the paper notes that a
+        benchmark should be deterministic (a cow may take long to find), and here every
+        resource is always where the map says and a gather always succeeds.
+
+        Every step emits :class:`mase.events.Event` records with their audience: an agent sees
+        what happens at its own place (gathers, crafts, gives, arrivals and departures) and
+        nothing elsewhere, so a teammate's inventory is known only by watching or by being
+        told (see :class:`mase.wrappers.MessageChannel`).
+
+    Places and recipes:
+        Six places: the village, forest, river, meadow, mine and workshop. The fixed map's
+        paths are village-forest, village-river, village-meadow, village-workshop,
+        forest-mine, forest-workshop, river-meadow and mine-workshop. Wood is at the forest,
+        reeds at the river, leather at the meadow (cows), stone and iron ore at the mine; the
+        workbench and the furnace stand at the workshop. ``layout="random"`` draws a new
+        connected map on the same places each episode (as many paths, each resource at a
+        random place other than the village, each station anywhere); the rules text tells
+        the map either way.
+
+        ``recipes="default"`` (Minecraft's counts): planks: 1 wood -> 4; sticks: 2 planks ->
+        4; paper: 3 reeds -> 3 (workbench); book: 3 paper + 1 leather -> 1; bookshelf: 6
+        planks + 3 books -> 1 (workbench); wooden pickaxe: 3 planks + 2 sticks (workbench);
+        stone pickaxe: 3 stone + 2 sticks (workbench); iron ingot: 1 iron ore (furnace); iron
+        pickaxe: 3 iron ingots + 2 sticks (workbench); bucket: 3 iron ingots (workbench).
+        Gathering stone needs a wooden pickaxe, iron ore a stone pickaxe (tools are kept).
+        ``recipes="small"`` (the same world in the smallest counts, for the exact planner):
+        planks: 1 wood -> 2; paper: 1 reed -> 1 (workbench); book: 1 paper + 1 leather;
+        bookshelf: 2 planks + 1 book (workbench); wooden pickaxe: 2 planks (workbench); stone
+        pickaxe: 1 stone + 1 plank (workbench); stone needs a wooden pickaxe. The tables are
+        :mod:`mase.envs.craft.recipes`.
+
+    Agents:
+        ``alpha``, ``bravo``, ``charlie`` (``n_agents`` up to 8: ``delta``, ``echo``, ...),
+        acting in that order; a round is one action each. They start with empty inventories.
+
+    Action Space:
+        ``Discrete(1 + places + resources + recipes + items * agents * 9)`` (427 for the
+        default recipes and three agents), in :attr:`world.Layout.actions` order:
+
+        ================================  =============================================
+        action                            legal when
+        ================================  =============================================
+        ``("wait",)``                     always
+        ``("move", place)``               a path joins the agent's place and ``place``
+        ``("gather", resource)``          the resource is at the agent's place and the
+                                          agent holds its tool, if it needs one; +1 item
+        ``("craft", item)``               the inputs are in the agent's own inventory and
+                                          the recipe's station (if any) is at its place
+        ``("give", item, agent, n)``      ``1 <= n <= 9``, the giver holds ``n``, and
+                                          ``agent`` is another agent at the same place
+        ================================  =============================================
+
+        ``action_mask`` marks exactly the legal actions. Any other action (masked, out of
+        range, unreadable text) wastes the turn, and the agent is told why in words it can
+        act on. Text is read by :func:`mase.envs.craft.parse.parse_action`: "move to the
+        mine", "go to the mine", "gather wood", "Gather some wood", "craft planks", "craft 1
+        plank", "give 2 planks to Bravo", "hand Bravo the books" ("give ITEM to NAME"
+        without a number gives all one holds of it, at most 9), "wait".
+
+    Observation Space:
+        A Dict, keys by ``obs_mode``:
+
+        ==============  =====================================================================
+        key             content
+        ==============  =====================================================================
+        observation     float32 vector in [0, 1] (layout in :mod:`mase.envs.craft.vector`):
+                        own place, own inventory, the goal, the resources and stations here,
+                        teammates' places when seen, round, whether the last action failed
+        text            what the agent saw happen since its last turn (with the facts it
+                        showed, "Bravo has 3 planks."), then its place, inventory, what is
+                        here, the paths, the recipe book, the goal, its legal actions, and
+                        teammates' messages
+        action_mask     int8 0/1, one per action
+        ==============  =====================================================================
+
+        ``state()`` is every agent's vector, concatenated (every place and inventory).
+
+    Rewards:
+        Shared: 1 for every agent at the end of the round in which someone first holds the
+        goal item, else 0. With ``shaping=True``, each action also pays the team 0.5 times
+        the share of the goal's gathers and crafts it removed (the bill of materials of
+        :func:`mase.envs.craft.recipes.shortfall` from the team's pooled items, as a fraction
+        of the episode's start): a potential-based term, at most 0.5 over an episode, negative
+        for a craft that uses up needed items for something else.
+
+    Termination:
+        Episodes end between rounds, so every agent acts once in every round. Terminated at
+        the end of the round in which someone holds the goal item (``ended_by="crafted"``);
+        truncated after ``max_cycles`` rounds (``"round_limit"``).
+
+    Metrics:
+        ``info["metrics"]`` at the end: ``success``, ``score`` (1 or 0), ``rounds``,
+        ``makespan`` (the round the goal was made, ``None`` when it was not), ``gathers``,
+        ``crafts`` (craft actions), ``items_crafted``, ``gives``, ``items_given``, ``moves``,
+        ``waits``, ``invalid_actions``, ``valid_action_rate``, ``turns``, ``ended_by``, and
+        ``contributions``: per agent, its counts of each of these (with its invalid actions).
+
+    Arguments:
+        >>> import mase
+        >>> env = mase.make("mase/Craft-v0", obs_mode="text")
+        >>> env.reset(seed=0)
+        >>> env.agent_selection
+        'alpha'
+        >>> env.step("go to the forest")
+        >>> env.unwrapped.world.positions["alpha"]
+        'forest'
+        >>> env.step("Gather some wood")  # bravo is still at the village
+        >>> env.unwrapped.infos["bravo"]["invalid_action"]
+        'wood cannot be gathered at the village. Wood is at the forest.'
+
+        ``goal`` (``"bookshelf"``): any craftable item of the recipe book. ``n_agents`` (3).
+        ``max_cycles`` (50): the round limit. ``recipes``: ``"default"`` or ``"small"``.
+        ``layout``: ``"fixed"`` or ``"random"``. ``start``: ``"village"`` (everyone there),
+        ``"random"`` (each agent at a random place) or one place per agent, in turn order.
+        ``shaping`` (False). ``see_teammates`` (True: every agent sees where every teammate
+        is; False: only those at its own place). ``obs_mode`` (``"both"``), ``render_mode``
+        (``None``, ``"ansi"`` or ``"human"``, which prints).
+
+        The scripted team (``--team scripted``, :mod:`mase.envs.craft.scripted`) splits the
+        goal's recipe tree among the agents and hands the parts to one assembler; the
+        ``planner`` policy (``--team planner``, :mod:`mase.envs.craft.planner`) plays a plan
+        with the fewest rounds, found by an exact search (:mod:`mase.envs.craft.search`:
+        quick on the small recipes, beyond reach for the default bookshelf).
+
+    Version History:
+        * v0: first release.
+    """
+
+    metadata = {"name": "craft_v0", "render_modes": ["ansi", "human"]}
+    scripted_policy = "mase.envs.craft.scripted:ScriptedCrafter"
+    policies = {"planner": "mase.envs.craft.planner:policy"}
+    table_columns = (
+        ("success", "success", "{:.1%}"),
+        ("makespan", "makespan", "{:.1f}"),
+        ("rounds", "rounds", "{:.1f}"),
+        ("items_crafted", "items crafted", "{:.1f}"),
+        ("valid_action_rate", "valid action", "{:.1%}"),
+    )
+
+    def __init__(
+        self,
+        goal: str = "bookshelf",
+        n_agents: int = 3,
+        max_cycles: int = 50,
+        recipes: str = "default",
+        layout: str = "fixed",
+        start: str | Sequence[str] = "village",
+        shaping: bool = False,
+        see_teammates: bool = True,
+        obs_mode: str = "both",
+        render_mode: str | None = None,
+    ):
+        super().__init__(obs_mode, render_mode, max_cycles)
+        # constants
+        if recipes not in PRESETS:
+            raise ValueError(f"recipes must be one of {sorted(PRESETS)}, got {recipes!r}")
+        book = PRESETS[recipes]
+        if goal not in book.recipes:
+            raise ValueError(
+                f"goal must be an item the {recipes!r} recipes make ({', '.join(book.recipes)}), "
+                f"got {goal!r}"
+            )
+        if isinstance(n_agents, bool) or not isinstance(n_agents, int):
+            raise ValueError(f"n_agents must be a whole number, got {n_agents!r}")
+        if not 1 <= n_agents <= len(world.AGENT_NAMES):
+            raise ValueError(f"n_agents must be 1 to {len(world.AGENT_NAMES)}, got {n_agents}")
+        if layout not in ("fixed", "random"):
+            raise ValueError(f"layout must be 'fixed' or 'random', got {layout!r}")
+        agents = world.AGENT_NAMES[:n_agents]
+        if isinstance(start, str):
+            if start not in ("village", "random"):
+                raise ValueError(
+                    f"start must be 'village', 'random' or one place per agent, got {start!r}"
+                )
+        else:
+            start = tuple(start)
+            if len(start) != n_agents or not set(start) <= set(maps.PLACES):
+                raise ValueError(
+                    f"start must name one place per agent ({n_agents}) from "
+                    f"{', '.join(maps.PLACES)}; got {start!r}"
+                )
+        self.goal, self.book, self.layout_kind, self.start = goal, book, layout, start
+        self.shaping = shaping
+        self.see_teammates = see_teammates
+        self.layout = maps.fixed_layout(book, goal, agents)
+        self.possible_agents = list(agents)
+
+        # spaces
+        self.codec = ObservationCodec(self.layout, max_cycles)
+        self.set_spaces(self.codec.size, spaces.Discrete(len(self.layout.actions)))
+
+        # episode state (filled by reset)
+        self.world: world.State | None = None
+
+    def new_episode(self, options: dict | None) -> None:
+        """A new map (when random) and start; empty inventories."""
+        if self.layout_kind == "random":
+            self.layout = maps.random_layout(
+                self.book, self.goal, self.layout.agents, self.np_random
+            )
+        self.world = world.new_state(self.layout, self.np_random, self.start)
+        self._work_start = max(world.work_left(self.world), 1)
+        self._view_cache: tuple[str, int, dict] | None = None
+        self._mask_cache: tuple[str, int, np.ndarray] | None = None
+
+    def apply(self, agent: str, action: int) -> tuple[list[Event], float]:
+        """Resolve the action (:func:`.world.step`), or refuse it with the reason in words."""
+        code = world.invalid_reason(self.world, agent, action)
+        if code is not None:
+            raise InvalidAction(code, words.explain(self.layout, self.world, agent, code, action))
+        before = world.work_left(self.world) if self.shaping else 0
+        events = world.step(self.world, agent, action)
+        reward = 0.0
+        if self.shaping:
+            reward = SHAPING_SCALE * (before - world.work_left(self.world)) / self._work_start
+        return events, reward
+
+    def end_round(self) -> Outcome | None:
+        """Close the round: the team succeeds when someone holds the goal item."""
+        if self.world.done:
+            self.finish("crafted")
+            return Outcome(reward=1.0)
+        return None
+
+    def next_round(self) -> None:
+        """Count a new round, in the world too (planners read it there)."""
+        self.round += 1
+        self.world.round = self.round
+
+    def rules_in_play(self) -> str:
+        """The rule options, for tables."""
+        return (
+            f"goal={self.goal}, recipes={self.book.name}, layout={self.layout_kind}, "
+            f"start={self.start}, agents={len(self.possible_agents)}, shaping={self.shaping}, "
+            f"see_teammates={self.see_teammates}"
+        )
+
+    def metrics(self) -> dict[str, Any]:
+        """Episode measures (see the class docstring)."""
+        w = self.world
+        invalid = dict.fromkeys(self.possible_agents, 0)
+        for event in self.event_log:
+            if event.kind == "invalid" and event.actor in invalid:
+                invalid[event.actor] += 1
+        contributions = {
+            agent: {**w.tally[agent], "invalid_actions": invalid[agent]}
+            for agent in self.possible_agents
+        }
+        total = {key: sum(t[key] for t in w.tally.values()) for key in world.TALLY_KEYS}
+        success = w.made_in is not None
+        return {
+            "success": success,
+            "score": float(success),
+            "rounds": self.round,
+            "makespan": w.made_in,
+            "gathers": total["gathers"],
+            "crafts": total["crafts"],
+            "items_crafted": total["items_made"],
+            "gives": total["gives"],
+            "items_given": total["items_given"],
+            "moves": total["moves"],
+            "waits": total["waits"],
+            "invalid_actions": self.invalid_actions,
+            "valid_action_rate": self.valid_action_rate,
+            "turns": self.turns,
+            "ended_by": self.ended_by,
+            "contributions": contributions,
+        }
+
+    # -- observations -------------------------------------------------------------------------
+
+    def turn_view(self, agent: str) -> dict:
+        """What ``agent`` sees at the start of its turn (:func:`.world.view_facts`).
+
+        Cached until the turn count moves (the world changes only in ``step`` and ``reset``);
+        the dict is shared, so callers must not mutate it.
+        """
+        cache = self._view_cache
+        if cache is not None and cache[0] == agent and cache[1] == self._turns:
+            return cache[2]
+        view = world.view_facts(self.world, agent, self.see_teammates)
+        self._view_cache = (agent, self._turns, view)
+        return view
+
+    def true_facts(self) -> dict:
+        """Every fact of the world now (the ground truth of the knowledge tracker).
+
+        The round, the goal, every agent's place and inventory, and the map's sources and
+        stations.
+        """
+        if self.world is None:
+            raise RuntimeError("call reset() before true_facts()")
+        w, layout = self.world, self.layout
+        facts: dict = {("round",): w.round, ("goal",): layout.goal}
+        for agent in layout.agents:
+            facts[("place", agent)] = w.positions[agent]
+        for agent in layout.agents:
+            for item in self.book.items:
+                facts[("has", agent, item)] = w.inventories[agent][item]
+        for resource in self.book.resources:
+            facts[("source", resource)] = layout.sources[resource]
+        for station in self.book.stations:
+            facts[("station", station)] = layout.stations[station]
+        return facts
+
+    def _failed(self, agent: str) -> bool:
+        last = self._last_events.get(agent)
+        return bool(last) and last[0].kind == "invalid"
+
+    def _vector(self, agent: str) -> np.ndarray:
+        return self.codec.encode(self.world, agent, self.see_teammates, self._failed(agent))
+
+    def _text(self, agent: str) -> str:
+        return words.observation_text(
+            self.layout,
+            self.world,
+            agent,
+            self._inbox[agent],
+            self.turn_view(agent),
+            self.max_cycles,
+            self.legal_actions_text(agent),
+            self.explain_invalid,
+        )
+
+    def _mask(self, agent: str) -> np.ndarray:
+        if self.terminations.get(agent) or self.truncations.get(agent):
+            return np.zeros(len(self.layout.actions), dtype=np.int8)
+        cache = self._mask_cache
+        if cache is None or cache[0] != agent or cache[1] != self._turns:
+            cache = self._mask_cache = (agent, self._turns, world.legal_mask(self.world, agent))
+        return cache[2].copy()
+
+    def _render(self) -> str:
+        turn = self.agent_selection if self.agents else None
+        return render.board(self.world, self.max_cycles, turn)
+
+    # -- language interface -------------------------------------------------------------------
+
+    def rules_text(self, agent: str) -> str:
+        """The rules as told to ``agent``: goal, map, recipe book, turns, reply format."""
+        return words.rules_text(self.layout, agent, self.max_cycles, self.see_teammates)
+
+    def legal_actions_text(self, agent: str) -> list[str]:
+        """The agent's legal actions now, in words."""
+        return words.legal_actions_text(self.layout, self.world, agent, self._mask(agent))
+
+    def parse_action(self, agent: str, text: str) -> ActionParse:
+        """Read a reply into a legal action, or say why it is not one."""
+        return parse.parse_action(self.layout, self.world, agent, text)
+
+    def parse_facts(self, text: str) -> dict:
+        """The facts stated in ``text`` in the task's fact sentences."""
+        return words.parse_facts(text, self.book)
+
+    def facts_text(self, facts: dict) -> str:
+        """Write facts as fact sentences (:meth:`parse_facts` reads them back)."""
+        return words.facts_text(facts, self.book, self.max_cycles)
+
+    def claim_forms(self) -> list[str]:
+        """The task's fact sentences, one example of each."""
+        return words.claim_forms(self.book)
+
+    def seen_together(self, event: Event) -> Iterable[tuple[frozenset[str], Mapping]]:
+        """Who sees which part of an observation together (:func:`.world.shared_view`).
+
+        A turn view is seen in parts: the round, goal and map by all; places by all
+        (``see_teammates``) or by those present; the inventory alone. Other events are seen
+        whole by their audience (everyone at the place).
+        """
+        if event.kind != "observe":
+            return ((event.audience, event.facts),)
+        return world.shared_view(event.facts, event.actor, self.layout.agents, self.see_teammates)
