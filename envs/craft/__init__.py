@@ -1,10 +1,11 @@
 """Craft: a team gathers, crafts and hands items over to make a bookshelf (AgentVerse's case).
 
-The package declares the task (:data:`TASK`); the recipe books are :mod:`.recipes`, the rules
-:mod:`.world` (pure), the words :mod:`.names`, :mod:`.text` and :mod:`.parse`, the vector
-view :mod:`.vector`, and the env class (:mod:`.env`) is the task's documentation page.
-:mod:`.scripted` is the scripted team and :mod:`.planner` the exact planner of the fewest
-rounds (the ``planner`` policy and :func:`.planner.optimal_makespan`).
+The package declares the task (:data:`TASK`); the recipe books are :mod:`.recipes`, the maps
+:mod:`.maps`, the rules :mod:`.world` (pure), the words :mod:`.names`, :mod:`.text` and
+:mod:`.parse`, the vector view :mod:`.vector`, the picture :mod:`.render`, and the env class
+(:mod:`.env`) is the task's documentation page. :mod:`.scripted` is the scripted team;
+:mod:`.search` is the exact search for the fewest rounds and :mod:`.planner` the ``planner``
+policy that plays it (and :func:`.planner.optimal_makespan`).
 """
 
 from typing import Any

@@ -26,12 +26,12 @@ the search small, and none can cut off every best plan:
 Tests check the optimum against a brute-force search that plays the game's own ``step``.
 
 Limits: the search grows with the team, the map and above all the counts in the recipes.
-On the ``small`` recipes every goal is solved exactly in well under a second for one to
-four agents on any map (the lower bound is usually the optimum). On the ``default``
-recipes the goals up to a book or a wooden pickaxe take seconds; the bookshelf (14 gathers
-and 9 crafts) and the iron goals are beyond it: :data:`NODE_BUDGET` caps the states a
-search expands, a search that runs out returns ``None``, and the policy then plays the
-scripted team's moves.
+On the ``small`` recipes every goal is solved exactly in about a second or less for one to
+four agents on any map (the lower bound is often the optimum). On the ``default`` recipes
+the goals up to a book or a wooden pickaxe take a second or two, now and then half a minute;
+the bookshelf (14 gathers and 9 crafts) and the stone and iron goals are beyond it:
+:data:`NODE_BUDGET` caps the states a search expands, a search that runs out returns
+``None``, and the policy then plays the scripted team's moves.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from mase.envs.craft.recipes import production_caps, top_down
 from mase.envs.craft.world import MAX_GIVE, Layout, State, step
 
-#: States a search may expand before it gives up (some 10 to 30 seconds of Python).
+#: States a search may expand before it gives up (tens of seconds of Python).
 NODE_BUDGET = 100_000
 
 Joint = tuple[tuple[int, ...], tuple[int, ...]]  # places, then counts (agent-major)

@@ -2,7 +2,8 @@
 
 Nothing here does I/O or writes text. ``step`` mutates the :class:`State` it is given and
 returns the :class:`~mase.events.Event` records of what happened; to look ahead (a planner, a
-test's brute force) copy the state first with :meth:`State.copy`.
+test's brute force) copy the state first with :meth:`State.copy`. The maps themselves are
+:mod:`.maps`.
 
 Actions are indices into :attr:`Layout.actions`: ``("wait",)``, then ``("move", place)`` for
 every place, ``("gather", resource)`` for every resource, ``("craft", item)`` for every recipe

@@ -221,6 +221,14 @@ def test_a_search_that_runs_out_of_budget_says_so():
     assert planner.plan(env.unwrapped.world, node_budget=50) is None
 
 
+def test_the_planner_policy_plays_the_scripted_moves_when_its_search_runs_out():
+    env = mase.make(ENV_ID, obs_mode="vector")
+    team = {seat: planner.PlannerPolicy(node_budget=50) for seat in env.possible_agents}
+    metrics = play(env, team, seed=0)
+    assert all(policy.gave_up for policy in team.values())
+    assert metrics["success"] and metrics["makespan"] == play(env, scripted(env), 0)["makespan"]
+
+
 def test_the_lower_bound_never_passes_the_optimum():
     for goal, n_agents, start in CASES:
         layout = tiny_layout(goal, n_agents)
