@@ -94,7 +94,8 @@ def from_parser(parse_facts: Callable[[str], Mapping[FactKey, Any]]) -> Callable
     return read
 
 
-_NUMBER_WORDS = {
+#: Number words and their values (read in claims; tasks' parsers read them too).
+NUMBER_WORDS = {
     "zero": 0,
     "one": 1,
     "two": 2,
@@ -115,7 +116,7 @@ _NUMBER_WORDS = {
     "eighty": 80,
     "ninety": 90,
 }
-_NUMBER = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b")
+_NUMBER = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b")
 _TENS = re.compile(r"\b(20|30|40|50|60|70|80|90)[ -]([1-9])\b")
 _MARKUP = re.compile(r"[*_`#\"“”‘’\[\](){}]|(?<=\w)'(?!\w)|(?<!\w)'")
 _ARROW = re.compile(r"(?<!\s)\s*+(?:->|→|=>|—|–|-{2,}+|\+(?!\d)|/|&)\s*+")
@@ -168,7 +169,7 @@ def normalise(text: str) -> str:
     text = _MARKUP.sub(" ", text.replace("’", "'"))
     text = _COUNTING_ONE.sub("1", text)
     text = _ONE_COUNTED.sub(r"\1 1", text)
-    text = _NUMBER.sub(lambda m: "one" if m[1] == "one" else str(_NUMBER_WORDS[m[1]]), text)
+    text = _NUMBER.sub(lambda m: "one" if m[1] == "one" else str(NUMBER_WORDS[m[1]]), text)
     text = _TENS.sub(lambda m: str(int(m[1]) + int(m[2])), text)
     text = _ARROW.sub(" , ", text)
     text = _SYMBOL.sub(" ", text)

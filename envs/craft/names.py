@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from mase.claims import NUMBER_WORDS as CLAIM_NUMBERS
+
 #: item -> (singular, plural); a mass noun has the same word twice.
 ITEM_NAMES = {
     "wood": ("wood", "wood"),
@@ -35,20 +37,8 @@ ITEM_ALIASES = {
     "plank": ("wooden planks", "wood planks"),
     "iron_ore": ("iron",),
 }
-NUMBER_WORDS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-}
+#: Counts in words: "a"/"an" and one to ten (the core's number words, :mod:`mase.claims`).
+NUMBER_WORDS = {"a": 1, "an": 1, **{w: n for w, n in CLAIM_NUMBERS.items() if 1 <= n <= 10}}
 
 
 def mass(item: str) -> bool:
