@@ -117,7 +117,8 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     }
     #: Who acts when (:mod:`mase.schedules`).
     schedule: Schedule = RoundRobin()
-    #: ``"module:attribute"`` of the task's scripted policy class (the default teammate).
+    #: ``"module:attribute"`` of the task's scripted policy class (the default teammate), or
+    #: the class itself.
     scripted_policy: str | None = None
     #: ``"module:attribute"`` of the task's offline language model: a responder for
     #: :class:`mase.llm.OfflineServer` that reads only the prompt.

@@ -110,3 +110,10 @@ def test_the_readme_step_loop_plays_the_episode_run_episode_plays():
         "charlie": mase.agents.RandomPolicy(),
     }
     assert mase.run_episode(env, team, seed=0)["metrics"] == by_hand
+
+
+def test_a_new_goal_type_for_the_agentverse_protocol_takes_under_40_lines():
+    """The issue's promise: one registered task plus one configuration, in under 40 lines."""
+    lines = (EXAMPLES[0].parent / "agentverse_new_goal.py").read_text().splitlines()
+    assert len(lines) < 40
+    assert sum(line.startswith("mase.register(") for line in lines) == 1

@@ -38,7 +38,7 @@ from mase.wrappers import MessageChannel, Recorder, ToMProbe
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 #: The examples that register a task of their own.
-TASK_EXAMPLES = ("register_task.py", "secret_vote.py")
+TASK_EXAMPLES = ("register_task.py", "secret_vote.py", "agentverse_task.py")
 
 for _name in TASK_EXAMPLES:
     _spec = importlib.util.spec_from_file_location(_name[:-3], EXAMPLES / _name)
@@ -48,7 +48,7 @@ for _name in TASK_EXAMPLES:
 #: modules registered, so that every test process collects the same tests.
 TASKS = sorted(
     [i for package in mase.tasks.packages() for i in package.envs]
-    + ["examples/ColourMatch-v0", "examples/SecretVote-v0"]
+    + ["examples/ColourMatch-v0", "examples/SecretVote-v0", "examples/Tally-v0"]
 )
 
 

@@ -12,7 +12,14 @@ scores are :mod:`.problems` (concept coverage, logic grid puzzles, math, HumanEv
 from mase.tasks import TaskPackage
 
 TASK = TaskPackage(
-    envs={"mase/AgentVerse-v0": "mase.envs.agentverse.env:AgentVerseEnv"},
+    envs={
+        "mase/AgentVerse-v0": "mase.envs.agentverse.env:AgentVerseEnv",
+        # the Minecraft case: the loop over the crafting world, one expert per crafter
+        "mase/AgentVerseCraft-v0": (
+            "mase.envs.agentverse.env:AgentVerseEnv",
+            {"task": "mase/Craft-v0", "experts": 3, "execute_rounds": 10},
+        ),
+    },
     presets={"agentverse-table1": "mase.envs.agentverse.paper:AGENTVERSE_TABLE1"},
 )
 

@@ -9,13 +9,19 @@ Read from the run's history (:class:`.env.Iteration` records), never from the se
 * **loops**: a decision that repeats the decision of an earlier iteration (the group came back
   to where it was).
 
-Volunteering and destructive acts need an environment with sub-goals and inventories (the
-crafting world); they are counted there.
+and, when the protocol wraps a task (its execution stage plays the task's episode), from the
+actions executed (:class:`.env.Executed` records):
+
+* **volunteering**: an agent made something (gathered, crafted: the task's ``made_by``) that
+  only a teammate's sub-goal needs, not its own (the sub-goals as the recruiter assigned them,
+  read by the task's ``needs_of``);
+* **destructive acts**: a valid action after which the team was further from the goal than
+  before (the task's ``progress`` fell: it consumed or destroyed what the goal needed).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
@@ -44,3 +50,27 @@ def behaviours(history: Sequence[Any]) -> dict[str, int]:
         if any(_same(decisions[i], d) for d in decisions[:i]):
             loops += 1
     return {"conformity": conformity, "ignored_feedback": ignored, "loops": loops}
+
+
+def volunteering(steps: Sequence[Any], needs: Mapping[str, frozenset[str]]) -> int:
+    """Actions that made what a teammate's sub-goal needs and the actor's own does not.
+
+    Args:
+        steps: the executed actions (``agent``, ``valid``, ``made``), in order.
+        needs: agent -> the items its sub-goal works toward; an agent without one is skipped
+            (an action cannot be another's work when the actor has no assignment).
+    """
+    count = 0
+    for step in steps:
+        own = needs.get(step.agent)
+        if not step.valid or own is None or not step.made:
+            continue
+        others = set().union(*(n for a, n in needs.items() if a != step.agent))
+        if any(item in others and item not in own for item in step.made):
+            count += 1
+    return count
+
+
+def destructive_acts(steps: Sequence[Any], tolerance: float = 1e-9) -> int:
+    """Valid actions after which the task's progress toward the goal was lower than before."""
+    return sum(1 for s in steps if s.valid and s.after < s.before - tolerance)

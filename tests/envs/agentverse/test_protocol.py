@@ -222,7 +222,7 @@ def test_the_preset_runs_its_settings_with_the_papers_numbers_beside():
     assert preset.paper["group (GPT-4)"]["solved@humaneval"] == 0.890
     for team in preset.teams:
         for condition in preset.conditions:
-            if condition.name == "logic_grid":
+            if condition.name in ("logic_grid", "fed"):  # they need a file (and FED a judge)
                 continue
             env = AgentVerseEnv(**{**condition.env_kwargs, **team.env_kwargs, "n_problems": 2})
             assert env.possible_agents

@@ -1,0 +1,76 @@
+"""The AgentVerse protocol over a task of your own: it plays the task's episode as its execution.
+
+Tally: two agents take turns adding 1, 2 or 3 to a counter that must end at exactly the target.
+The protocol recruits, plans, plays Tally for some rounds, evaluates by the task's ``progress``
+and replans; its scripted experts act in Tally with the task's scripted policy.
+Run: python examples/agentverse_task.py
+"""
+
+from pathlib import Path
+
+import numpy as np
+from gymnasium import spaces
+
+import mase
+from mase.agents.base import Policy
+from mase.envs.agentverse.config import AgentVerseConfig
+from mase.task import ActionParse, TaskEnv
+
+
+class TallyBot(Policy):  # the task's scripted seat: the protocol's scripted experts act with it
+    def act(self, observation, info):
+        env = self.env.unwrapped
+        return min(3, env.target - env.count) - 1
+
+
+class TallyEnv(TaskEnv):
+    """Add 1, 2 or 3 in turn; the team wins when the counter ends at exactly ``target``."""
+
+    # it ends after the move that reaches the target, mid-round: no parallel view
+    metadata = {"name": "tally_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    scripted_policy = TallyBot
+
+    def __init__(self, target: int = 10, max_cycles: int = 10, obs_mode="both", render_mode=None):
+        super().__init__(obs_mode, render_mode, max_cycles)
+        self.possible_agents, self.target = ["ann", "bob"], target
+        self.set_spaces(1, spaces.Discrete(3))
+
+    def new_episode(self, options):
+        self.count = 0
+
+    def apply(self, agent, action):
+        self.count += int(action) + 1
+        if self.count >= self.target:
+            self.finish("reached" if self.count == self.target else "overshot")
+        return [], float(self.count == self.target)
+
+    def progress(self):  # what the protocol's evaluation reads: a share and words
+        return float(self.count == self.target), f"The counter is at {self.count} of {self.target}."
+
+    def metrics(self):
+        return {**super().metrics(), "score": float(self.count == self.target)}
+
+    def _vector(self, agent):
+        return np.array([min(self.count / self.target, 1.0)], dtype=np.float32)
+
+    def _text(self, agent):
+        return f"The counter is at {self.count}; the target is {self.target}."
+
+    def rules_text(self, agent):
+        return f"You are {agent}. In turn, add 1, 2 or 3; end at exactly {self.target}."
+
+    def legal_actions_text(self, agent):
+        return ["add 1", "add 2", "add 3"]
+
+    def parse_action(self, agent, text):
+        found = [n for n in "123" if f"add {n}" in text.lower()]
+        return ActionParse(int(found[0]) - 1) if found else ActionParse(None, "say 'add N', N 1-3")
+
+
+mase.register("examples/Tally-v0", TallyEnv)
+if __name__ == "__main__":
+    config = AgentVerseConfig.from_file(Path(__file__).with_name("agentverse_tally.toml"))
+    summary = mase.evaluate(
+        "mase/AgentVerse-v0", "scripted", episodes=5, env_kwargs=config.env_kwargs()
+    )
+    print({k: summary["metrics"][k] for k in ("score", "iterations", "task_rounds")})
