@@ -18,13 +18,15 @@ $(STAMP): pyproject.toml
 ## then AvalonPlay's metrics on Avalon: bots, the deduction player, MAPPO, LLM and CodeAct seats;
 ## then the debate paper's Table 1: single agent, reflection, majority vote and debate;
 ## then deliberation: menu design (numeric, semantic, level 3) and task allocation, every team;
-## then AgentVerse's Tables 1 and 2: single agent, chain of thought, group vertical and horizontal
+## then AgentVerse's Tables 1 and 2: single agent, chain of thought, group vertical and horizontal;
+## then the AgentVerse loop on the crafting world (the paper's Minecraft case): scripted and model seats
 demo: $(STAMP)
 	$(BIN)/mase eval --preset paper-table1 --episodes 20 --seed 0 --out runs/demo --resume --concurrency 4
 	$(BIN)/mase eval --preset avalonplay-7 --episodes 10 --seed 0 --out runs/demo-avalon --resume --concurrency 4
 	$(BIN)/mase eval --preset debate-table1 --episodes 20 --seed 0 --out runs/demo-debate --resume --concurrency 4
 	$(BIN)/mase eval --preset deliberation --episodes 10 --seed 0 --out runs/demo-deliberation --resume --concurrency 4
 	$(BIN)/mase eval --preset agentverse-table1 --episodes 10 --seed 0 --out runs/demo-agentverse --resume --concurrency 4
+	$(BIN)/mase eval --config examples/agentverse_craft.toml --team scripted --team llm --offline --episodes 10 --out runs/demo-agentverse-craft --resume --concurrency 4
 
 ## test: the whole test suite (two workers)
 test: $(STAMP)

@@ -159,8 +159,9 @@ def load_problems(source: str, path: str | None = None, n: int | None = None,
         if path is None:
             raise FileNotFoundError(
                 "FED dialogues come from your copy of FED's fed_data.json (or a JSONL of "
-                '{"context": [turns]}): pass its path (mase eval: --env-arg path=FILE) and a '
-                "judge (--env-arg judge=\"{'base_url': 'http://HOST/v1', 'model': 'M'}\")"
+                '{"context": [turns]}): pass its path and a judge (mase eval --preset '
+                "agentverse-table1: --env-arg fed.path=FILE --env-arg \"fed.judge={'base_url': "
+                "'http://HOST/v1', 'model': 'M'}\")"
             )
         return sources.fed(path, n, judge)
     raise ValueError(f"unknown problem source {source!r}; sources: {', '.join(SOURCES)}")
