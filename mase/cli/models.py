@@ -30,7 +30,10 @@ LLM_FLAGS = {
     "cache": "--cache",
     "prices": "--prices",
     "offline": "--offline",
+    "local": "--local",
     "timeout": "--timeout",
+    "max_tokens": "--max-tokens",
+    "temperature": "--temperature",
 }
 
 
@@ -82,19 +85,25 @@ def model_endpoint(
         return
     if args.offline and args.base_url:
         raise ValueError("--offline serves a model on loopback; it does not go with --base-url")
+    local = getattr(args, "local", None)
+    if local and (args.offline or args.base_url or args.model):
+        raise ValueError("--local serves a real model on loopback; it does not go with "
+                         "--offline, --base-url or --model")  # fmt: skip
+    if local:
+        if faults:
+            raise ValueError(
+                f"{', '.join(faults)} make the offline server misbehave; add --offline"
+            )
+        with _local_endpoint(args, local, overrides_of(args)) as found:
+            yield found
+        return
     offline = args.offline or (offline_default and not (args.model or args.base_url))
     if faults and not offline:
         raise ValueError(f"{', '.join(faults)} make the offline server misbehave; add --offline")
 
-    from mase.llm import LLMConfig, LLMUnavailable, load_prices, offline_server
+    from mase.llm import LLMConfig, LLMUnavailable, offline_server
 
-    overrides = {
-        "model": args.model,
-        "base_url": args.base_url,
-        "cache": False if args.no_cache else args.cache,
-        "prices": load_prices(args.prices) if args.prices else None,
-        "timeout": args.timeout,
-    }
+    overrides = overrides_of(args)
     if not offline:
         config = LLMConfig.from_env(**overrides)
         try:
@@ -108,3 +117,40 @@ def model_endpoint(
             **{**overrides, "base_url": server.base_url, "api_key": "offline"}
         )
         yield config, f"the task's offline model at {server.base_url} (not a hosted LLM)"
+
+
+def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The :class:`mase.llm.LLMConfig` fields the model options set (``None``: not given)."""
+    from mase.llm import load_prices
+
+    return {
+        "model": args.model,
+        "base_url": args.base_url,
+        "cache": False if args.no_cache else args.cache,
+        "prices": load_prices(args.prices) if args.prices else None,
+        "timeout": args.timeout,
+        "max_tokens": args.max_tokens,
+        "temperature": args.temperature,
+    }
+
+
+@contextlib.contextmanager
+def _local_endpoint(
+    args: argparse.Namespace, name: str, overrides: dict[str, Any]
+) -> Iterator[tuple[Any, str]]:
+    """``--local NAME_OR_GGUF``: llama.cpp's server for the run, one slot per worker."""
+    from mase.llm import LLMConfig
+    from mase.llm.local import LocalServer, about, find_gguf
+
+    server = LocalServer(find_gguf(name), slots=getattr(args, "concurrency", 1) or 1)
+    try:
+        server.start()
+    except (ModuleNotFoundError, RuntimeError) as exc:
+        raise ValueError(str(exc)) from None
+    try:
+        config = LLMConfig.from_env(
+            **{**overrides, "base_url": server.base_url, "model": server.alias, "api_key": "local"}
+        )
+        yield config, f"{about(name)} through llama.cpp at {server.base_url} (a real model)"
+    finally:
+        server.stop()

@@ -50,7 +50,7 @@ class ModelClaimReader:
         if grammar.readable and not self.always:
             return grammar
         self.calls += 1
-        reply = self.client.complete(self.messages(sender, text))
+        reply = self.client.complete(self.messages(sender, text), "claims")
         if reply.error:
             reason = f"the claim model failed: {reply.error}"
             return Claims(grammar.facts, grammar.confidence, (*grammar.unread, reason), "grammar")

@@ -1,11 +1,18 @@
 r"""One chat call, sync or async, through the official ``openai`` client, with a cache in front.
 
 :class:`ChatClient` owns an ``openai.OpenAI`` client (and an ``openai.AsyncOpenAI`` per event
-loop) configured with the timeout and retries of its :class:`~mase.llm.config.LLMConfig`: the
-``openai`` client retries rate limits, server errors, timeouts and dropped connections itself,
-with backoff and ``Retry-After``. What still fails after its retries comes back as a
-:class:`Completion` with ``error`` set, never as an exception, so an agent can treat it as a
-bad reply. Errors and empty replies are not cached; the cache key includes the endpoint.
+loop) configured with the timeout of its :class:`~mase.llm.config.LLMConfig`, and retries up to
+its ``max_retries`` times what the server did not work on: rate limits and server errors
+(status 408, 409, 429, 5xx; after ``Retry-After`` when the server says, else with exponential
+backoff) and connections that failed or dropped. A request that timed out is not retried: the
+server may still be generating its reply (a local server with one slot would then queue the
+retry behind the abandoned request). What still fails comes back as a :class:`Completion` with
+``error`` set, never as an exception, so an agent can treat it as a bad reply. Errors and empty
+replies are not cached; the cache key includes the endpoint and the reply's token limit.
+
+A call's token limit (``max_tokens``) is the config's for its kind of request
+(:meth:`~mase.llm.config.LLMConfig.tokens_for`: an action, a belief, a probe's answer, a
+program), so a model that rambles stops at a bound that fits the request.
 
 Text that is not valid UTF-8 (a lone surrogate, which a JSON reply can spell as ``"\ud800"``)
 never fails a call: replies and outgoing messages have it replaced by U+FFFD
@@ -19,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import random
 import threading
 import time
 import weakref
@@ -58,6 +66,43 @@ class Completion:
 #: What a failed call can raise once the client has given up: the API's own errors, a body
 #: that is not JSON, and a response without the fields of a chat completion.
 _CALL_ERRORS = (openai.APIError, json.JSONDecodeError)
+#: The longest wait before a retry, whatever the server asks (seconds).
+MAX_RETRY_WAIT = 60.0
+
+
+def retryable(exc: Exception) -> bool:
+    """Whether a failed call is worth another try: the server did not work on it.
+
+    Rate limits and server errors (408, 409, 429, 5xx) and connections that failed or dropped
+    are; a timeout is not (the server may still be generating the reply), nor a bad request
+    or a body that is not JSON.
+    """
+    if isinstance(exc, openai.APITimeoutError):
+        return False
+    if isinstance(exc, openai.APIConnectionError):
+        return True
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in (408, 409, 429) or exc.status_code >= 500
+    return False
+
+
+def retry_wait(exc: Exception, attempt: int) -> float:
+    """Seconds to wait before retry ``attempt`` (0 first).
+
+    The server's ``Retry-After`` if it gives one (``retry-after-ms``, or ``retry-after`` in
+    seconds; at most :data:`MAX_RETRY_WAIT`), else 0.5 s doubling per attempt up to 8 s, less
+    up to a quarter.
+    """
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None) or {}
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            wait = float(headers.get(name)) * scale
+        except (TypeError, ValueError):
+            continue
+        if 0 <= wait <= MAX_RETRY_WAIT:
+            return wait
+    return min(0.5 * 2**attempt, 8.0) * (1 - 0.25 * random.random())
 
 
 class ChatClient:
@@ -119,45 +164,53 @@ class ChatClient:
 
     # -- calls --------------------------------------------------------------------------------
 
-    def complete(self, messages: list[dict[str, Any]]) -> Completion:
+    def complete(self, messages: list[dict[str, Any]], kind: str = "action") -> Completion:
         """Ask the model for the reply to ``messages`` (a chat, oldest first).
 
-        Lone surrogates in the messages are sent (and keyed) as U+FFFD.
+        ``kind`` is the kind of request (``"action"``, ``"belief"``, ``"answer"``, ``"code"``
+        and the others of :data:`mase.llm.config.REPLY_TOKENS`): it sets the reply's token
+        limit. Lone surrogates in the messages are sent (and keyed) as U+FFFD.
 
         Raises:
             LLMUnavailable: no API key for a remote endpoint.
         """
         messages = encodable_messages(messages)
-        key, hit = self._lookup(messages)
+        body = self._body(messages, kind)
+        key, hit = self._lookup(messages, body)
         if hit is not None:
             return hit
         client = self._sync_client()
         self._count_request()
         start = time.perf_counter()
-        try:
-            response = client.post(
-                "/chat/completions", body=self._body(messages), cast_to=ChatCompletion
-            )
-            return self._finish(key, response, time.perf_counter() - start)
-        except _CALL_ERRORS as exc:
-            return _failed(exc, time.perf_counter() - start)
+        for attempt in range(self.config.max_retries + 1):
+            try:
+                response = client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+                return self._finish(key, response, time.perf_counter() - start)
+            except _CALL_ERRORS as exc:
+                if attempt == self.config.max_retries or not retryable(exc):
+                    return _failed(exc, time.perf_counter() - start)
+                time.sleep(retry_wait(exc, attempt))
+        raise AssertionError("unreachable")  # pragma: no cover
 
-    async def acomplete(self, messages: list[dict[str, Any]]) -> Completion:
+    async def acomplete(self, messages: list[dict[str, Any]], kind: str = "action") -> Completion:
         """:meth:`complete` for asyncio code: many calls can wait on the model at once."""
         messages = encodable_messages(messages)
-        key, hit = self._lookup(messages)
+        body = self._body(messages, kind)
+        key, hit = self._lookup(messages, body)
         if hit is not None:
             return hit
         client = await self._async_client()
         self._count_request()
         start = time.perf_counter()
-        try:
-            response = await client.post(
-                "/chat/completions", body=self._body(messages), cast_to=ChatCompletion
-            )
-            return self._finish(key, response, time.perf_counter() - start)
-        except _CALL_ERRORS as exc:
-            return _failed(exc, time.perf_counter() - start)
+        for attempt in range(self.config.max_retries + 1):
+            try:
+                response = await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+                return self._finish(key, response, time.perf_counter() - start)
+            except _CALL_ERRORS as exc:
+                if attempt == self.config.max_retries or not retryable(exc):
+                    return _failed(exc, time.perf_counter() - start)
+                await asyncio.sleep(retry_wait(exc, attempt))
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def close(self) -> None:
         """Close the HTTP connections and the cache."""
@@ -168,11 +221,14 @@ class ChatClient:
 
     # -- the parts ----------------------------------------------------------------------------
 
-    def _lookup(self, messages: list[dict[str, Any]]) -> tuple[str | None, Completion | None]:
+    def _lookup(
+        self, messages: list[dict[str, Any]], body: dict[str, Any]
+    ) -> tuple[str | None, Completion | None]:
         """The request's cache key and the cached completion, if any."""
         key = None
         if self.cache is not None:
-            key = request_key(self.config.model, messages, self._params, self._endpoint)
+            params = {**self._params, "max_tokens": body.get("max_tokens")}
+            key = request_key(self.config.model, messages, params, self._endpoint)
             stored = self.cache.get(key)
             if stored is not None:
                 with self._lock:
@@ -190,7 +246,7 @@ class ChatClient:
         with self._lock:
             self._requests += 1
 
-    def _body(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    def _body(self, messages: list[dict[str, Any]], kind: str = "action") -> dict[str, Any]:
         """The chat-completions request body.
 
         Sent with the client's ``post`` (its documented way to make any request, with the
@@ -204,8 +260,9 @@ class ChatClient:
             "messages": messages,
             "temperature": self.config.temperature,
         }
-        if self.config.max_tokens is not None:
-            body["max_tokens"] = self.config.max_tokens
+        limit = self.config.tokens_for(kind)
+        if limit is not None:
+            body["max_tokens"] = limit
         return body
 
     def _finish(self, key: str | None, response: Any, latency: float) -> Completion:
@@ -258,7 +315,7 @@ class ChatClient:
             "api_key": config.resolved_api_key(),
             "base_url": config.base_url,
             "timeout": config.timeout,
-            "max_retries": config.max_retries,
+            "max_retries": 0,  # complete() retries what the server did not work on
         }
 
     def __repr__(self) -> str:

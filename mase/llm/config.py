@@ -33,6 +33,23 @@ OFFLINE_API_KEY = "offline"
 #: ``OPENAI_BASE_URL`` names an endpoint.
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
+#: The longest reply of each kind of request, in tokens (:meth:`LLMConfig.tokens_for`), so a
+#: model that rambles stops at a bound that fits what was asked: a move, up to the longest a
+#: task lets be said (deliberation's 3,000-character turns, about 750 tokens) with room to
+#: think first; a belief state; a probe's answer (a yes or no and a reason); a restatement of
+#: a message's claims; a program. ``retry`` is an action asked again after an invalid one,
+#: ``tool`` an action after a tool's result, ``debug`` a program after its error.
+REPLY_TOKENS = {
+    "action": 1024,
+    "retry": 1024,
+    "tool": 1024,
+    "belief": 1024,
+    "answer": 128,
+    "claims": 256,
+    "code": 1536,
+    "debug": 1536,
+}
+
 #: Values of ``MASE_CACHE`` that turn the cache off.
 _CACHE_OFF = frozenset(("off", "0", "false", "no", "none"))
 
@@ -76,10 +93,13 @@ class LLMConfig:
         api_key: the key; ``None`` means ``OPENAI_API_KEY``, or ``"offline"`` for a loopback
             ``base_url``. A missing key is reported at the first call, naming the variable.
         temperature: sampling temperature (0: the paper's setting, and cache-friendly).
-        max_tokens: longest reply in tokens; ``None`` leaves it to the server.
-        timeout: seconds before the client gives up on one request.
-        max_retries: retries the ``openai`` client makes itself (rate limits, 5xx, timeouts,
-            connection errors), with its own backoff.
+        max_tokens: longest reply in tokens, for every kind of request; ``None``: each kind's
+            own limit (``reply_tokens`` over :data:`REPLY_TOKENS`).
+        reply_tokens: kind -> longest reply, over :data:`REPLY_TOKENS` (``max_tokens`` wins).
+        timeout: seconds before the client gives up on one request (it is not retried: the
+            server may still be working on it).
+        max_retries: retries of a call the server did not work on (rate limits, 5xx, failed
+            or dropped connections), after its ``Retry-After`` or with backoff.
         cache: the response cache file; ``None`` for the default (``$MASE_CACHE`` or
             ``~/.cache/mase/responses.sqlite``), ``False`` for no cache.
         prices: model -> (USD per 1M prompt tokens, USD per 1M completion tokens), over
@@ -97,6 +117,7 @@ class LLMConfig:
     api_key: str | None = field(default=None, repr=False)
     temperature: float = 0.0
     max_tokens: int | None = None
+    reply_tokens: dict[str, int] | None = None
     timeout: float = 60.0
     max_retries: int = 2
     cache: str | os.PathLike | bool | None = None
@@ -114,6 +135,20 @@ class LLMConfig:
             raise ValueError(f"max_errors must be at least 1, got {self.max_errors}")
         if self.cache is True:
             raise ValueError("cache takes a path, None (the default file) or False (off)")
+        limits = [self.max_tokens, *(self.reply_tokens or {}).values()]
+        if any(v is not None and (isinstance(v, bool) or int(v) != v or v < 1) for v in limits):
+            raise ValueError(f"token limits must be whole numbers of 1 or more, got {limits}")
+
+    def tokens_for(self, kind: str) -> int:
+        """The longest reply to a request of ``kind`` (an unknown kind: an action's).
+
+        >>> LLMConfig().tokens_for("answer"), LLMConfig(max_tokens=80).tokens_for("answer")
+        (128, 80)
+        """
+        if self.max_tokens is not None:
+            return self.max_tokens
+        table = {**REPLY_TOKENS, **(self.reply_tokens or {})}
+        return table.get(kind, table["action"])
 
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMConfig:

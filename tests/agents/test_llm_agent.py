@@ -154,7 +154,7 @@ def test_invalid_reply_gets_the_envs_feedback_and_a_counted_retry():
     assert retry["messages"] == [
         *first["messages"],
         {"role": "assistant", "content": GARBAGE},
-        {"role": "user", "content": protocol.FEEDBACK.format(reason=reason)},
+        {"role": "user", "content": protocol.feedback(reason)},
     ]
     m = record["metrics"]
     assert m["llm_outputs"] == 2 * metrics["rounds"] and m["llm_valid_outputs"] == metrics["rounds"]

@@ -9,6 +9,7 @@ import importlib
 import json
 import sqlite3
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
@@ -30,7 +31,7 @@ from mase.llm import (
     price_table,
     request_key,
 )
-from mase.llm.config import is_loopback
+from mase.llm.config import REPLY_TOKENS, is_loopback
 
 
 class Counting:
@@ -479,3 +480,60 @@ def test_docstring_examples(name):
 
 
 # -- overhead -----------------------------------------------------------------------------------
+
+
+# -- slow servers: token limits per kind of request, no retry of a timed-out request -----------
+
+
+class Slow(Counting):
+    """A model that takes ``seconds`` to answer (a local model generating a long reply)."""
+
+    def __init__(self, seconds):
+        super().__init__()
+        self.seconds = seconds
+
+    def __call__(self, messages):
+        time.sleep(self.seconds)
+        return super().__call__(messages)
+
+
+def test_a_request_that_timed_out_is_not_sent_again(tmp_path):
+    """The server may still be working on it: a retry would queue behind it (one slot)."""
+    model = Slow(0.8)
+    with OfflineServer(model) as srv:
+        client = make_client(srv, tmp_path, timeout=0.2, max_retries=3)
+        completion = client.complete(ask("hello"))
+        time.sleep(1.0)  # any retry would have reached the model by now
+    assert completion.error.startswith("APITimeoutError")
+    assert model.calls == 1
+
+
+def test_a_refused_connection_is_retried_and_then_recorded(tmp_path):
+    with OfflineServer(Counting()) as srv:
+        url = srv.base_url
+    client = ChatClient(LLMConfig(base_url=url, cache=False, max_retries=2))
+    start = time.perf_counter()
+    completion = client.complete(ask("hello"))
+    assert completion.error.startswith("APIConnectionError")
+    assert time.perf_counter() - start > 0.5  # two waits before giving up
+
+
+def test_each_kind_of_request_has_its_own_token_limit(tmp_path):
+    client = ChatClient(LLMConfig(cache=False, base_url="http://127.0.0.1:9/v1"))
+    limits = {kind: client._body(ask("x"), kind)["max_tokens"] for kind in REPLY_TOKENS}
+    assert limits == REPLY_TOKENS and limits["answer"] < limits["action"] < limits["code"]
+    assert client._body(ask("x"), "something new")["max_tokens"] == REPLY_TOKENS["action"]
+    tight = ChatClient(LLMConfig(cache=False, max_tokens=80, reply_tokens={"answer": 16}))
+    assert tight._body(ask("x"), "answer")["max_tokens"] == 80  # max_tokens wins
+    own = ChatClient(LLMConfig(cache=False, reply_tokens={"answer": 16}))
+    assert own._body(ask("x"), "answer")["max_tokens"] == 16
+    with pytest.raises(ValueError, match="token limits"):
+        LLMConfig(max_tokens=0)
+
+
+def test_the_token_limit_is_part_of_the_cache_key(server, tmp_path):
+    client = make_client(server, tmp_path)
+    first = client.complete(ask("hello"), "action")
+    assert client.complete(ask("hello"), "action").cached
+    assert not client.complete(ask("hello"), "answer").cached  # another limit, another reply
+    assert first.text
