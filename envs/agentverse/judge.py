@@ -341,7 +341,7 @@ class Judge:
     def _ask(self, context: str, response: str) -> Judgement:
         if not response:
             return Judgement(0.0, "The response is empty.")  # a rule, not the judge's rating
-        completion = self.client.complete(self.messages(context, response))
+        completion = self.client.complete(self.messages(context, response), "answer")
         if completion.error is not None:
             return Judgement(
                 0.0,

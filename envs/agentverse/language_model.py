@@ -162,7 +162,9 @@ class AgentVerseModel(OfflineModel):
         seen = prompt.observations[-1] if prompt.observations else ""
         head = _HEAD.search(seen)
         if head is not None and head.group(3) == "execute":
-            earlier = [text for kind, text in prompt.items if kind == "reply" and _MOVE.search(text)]
+            earlier = [
+                text for kind, text in prompt.items if kind == "reply" and _MOVE.search(text)
+            ]
             return self._execute(prompt.rules or "", seen, earlier[-1:])
         return self.reply(seen)
 

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from mase.cli import main
-from mase.llm import ChatClient, LLMConfig
-from mase.llm import local
+from mase.llm import ChatClient, LLMConfig, local
 from mase.llm.local import KnownModel, LocalServer, find_gguf
 
 STUB = (sys.executable, str(Path(__file__).with_name("stub_llama_server.py")))

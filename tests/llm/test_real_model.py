@@ -59,9 +59,7 @@ def play_search_and_rescue(server, tmp_path):
     return run_episode(env, team, seed=0)
 
 
-def test_two_rounds_of_search_and_rescue_with_probes_then_the_same_from_the_cache(
-    server, tmp_path
-):
+def test_two_rounds_of_search_and_rescue_with_probes_then_the_same_from_the_cache(server, tmp_path):
     record = play_search_and_rescue(server, tmp_path)
     m = record["metrics"]
     assert m["rounds"] == 2 and m["turns"] == 6 and m["llm_errors"] == 0
@@ -77,9 +75,7 @@ def test_two_rounds_of_search_and_rescue_with_probes_then_the_same_from_the_cach
     assert {k: again[k] for k in same} == {k: m[k] for k in same}
 
 
-def test_the_model_answers_the_episodes_probe_questions_through_the_probe_prompt(
-    server, tmp_path
-):
+def test_the_model_answers_the_episodes_probe_questions_through_the_probe_prompt(server, tmp_path):
     """The questions the episode asked, put to the real model as alpha: read as yes or no."""
     questions = [p["question"] for p in play_search_and_rescue(server, tmp_path)["probes"]]
     env = mase.make("mase/SearchRescue-v0", max_cycles=2)
