@@ -52,10 +52,14 @@ $(LOCAL_STAMP): $(STAMP)
 test: $(LOCAL_STAMP)
 	MASE_REQUIRE_LOCAL_MODEL=1 $(BIN)/python -m pytest -n 2
 
-## real-model: the LLM rows of every paper table played by SmolLM2-135M through llama.cpp
-## (short: 3 episodes a row, 96-token replies; it takes a while on 2 cores)
+## real-model: the paper tables' LLM rows played by SmolLM2-135M through llama.cpp (short runs,
+## 96-token replies; about an hour on 2 cores; a second run replays from the response cache)
+REAL := --local smollm2 --max-tokens 96 --seed 0 --resume
 real-model: $(LOCAL_STAMP)
-	$(BIN)/mase eval --preset debate-table1 --local smollm2 --max-tokens 96 --episodes 3 --seed 0 --out runs/real-debate --resume
+	$(BIN)/mase eval --preset debate-table1 --episodes 3 --out runs/real-debate $(REAL)
+	$(BIN)/mase eval --preset paper-table1 --episodes 1 --out runs/real-sar $(REAL)
+	$(BIN)/mase eval --preset deliberation --episodes 2 --out runs/real-deliberation $(REAL)
+	$(BIN)/mase eval --preset avalonplay-7 --episodes 1 --out runs/real-avalon $(REAL)
 
 ## lint: ruff lint and format check
 lint: $(STAMP)

@@ -35,7 +35,7 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 #: The longest reply of each kind of request, in tokens (:meth:`LLMConfig.tokens_for`), so a
 #: model that rambles stops at a bound that fits what was asked: a move, up to the longest a
-#: task lets be said (deliberation's 3,000-character turns, about 750 tokens) with room to
+#: task lets be said (3,000-character turns are about 750 tokens) with room to
 #: think first; a belief state; a probe's answer (a yes or no and a reason); a restatement of
 #: a message's claims; a program. ``retry`` is an action asked again after an invalid one,
 #: ``tool`` an action after a tool's result, ``debug`` a program after its error.

@@ -102,3 +102,10 @@ def test_mase_serve_names_what_it_cannot_serve(capsys):
     assert "known model names: smollm2" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["serve", "--env", "mase/Craft-v0", "--model", "smollm2"])  # one or the other
+
+
+def test_mase_eval_local_does_not_go_with_another_endpoint(capsys):
+    for other in (["--offline"], ["--base-url", "http://127.0.0.1:9/v1"], ["--model", "m"]):
+        code = main(["eval", "mase/Debate-v0", "--team", "llm", "--local", "smollm2", *other])
+        assert code == 2
+        assert "--local serves a real model" in capsys.readouterr().err
