@@ -71,11 +71,12 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 
 ## bench: every benchmark (each prints its numbers beside a reference)
-bench: $(STAMP)
+bench: $(LOCAL_STAMP)
 	$(BIN)/python benchmarks/throughput.py
 	$(BIN)/python benchmarks/cbs_planning.py
 	$(BIN)/python benchmarks/mappo_training.py
 	$(BIN)/python benchmarks/llm_concurrency.py
+	$(BIN)/python benchmarks/local_model.py
 	$(BIN)/python benchmarks/teams.py
 	$(BIN)/python benchmarks/leak_scan.py
 	$(BIN)/python benchmarks/leak_scan_avalon.py

@@ -89,6 +89,20 @@ def test_the_model_answers_the_episodes_probe_questions_through_the_probe_prompt
     assert agent.episode_record()["metrics"]["llm_errors"] == 0
 
 
+def test_a_belief_turn_rewrites_the_belief_and_decides_from_it(server, tmp_path):
+    """The paper's belief procedure with a real model: the rewrite is kept (whatever it says)
+    and the move read from the reply as any other."""
+    env = mase.make("mase/SearchRescue-v0", max_cycles=2)
+    env.reset(seed=0)
+    agent = LLMAgent(config(server, tmp_path), belief=True)
+    agent.reset("alpha", env, seed=0)
+    template = agent.current_belief
+    agent.act(env.observe("alpha"), {})
+    m = agent.episode_record()["metrics"]
+    assert m["belief_calls"] == 1 and m["llm_errors"] == 0 and m["llm_outputs"] >= 1
+    assert agent.current_belief.strip() and agent.current_belief != template
+
+
 def test_one_debate_question(server, tmp_path):
     env = mase.make("mase/Debate-v0", agents=2, rounds=2, n_questions=1)
     team = {a: LLMAgent(config(server, tmp_path)) for a in env.possible_agents}
