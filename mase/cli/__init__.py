@@ -88,7 +88,7 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
         type=_positive_float,
         metavar="S",
         help="seconds before one model call is given up (not retried: the server may still be "
-        "working on it; default 60)",
+        "working on it; default 60, with --local 600)",
     )
     g.add_argument(
         "--max-tokens",

@@ -525,7 +525,8 @@ def _serve_local(args: argparse.Namespace) -> int:
     print(server.base_url, flush=True)
     print(
         f"model {server.alias}: {about(given)}, {args.slots} slot(s); use it with "
-        f"--base-url {server.base_url} --model {server.alias}",
+        f"--base-url {server.base_url} --model {server.alias} --timeout 600 (a slow model: "
+        "a request may wait for a free slot)",
         file=sys.stderr,
         flush=True,
     )

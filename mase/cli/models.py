@@ -22,6 +22,10 @@ FAULT_FLAGS = {
     "long-rate": "chance of a 100 KB reply",
 }
 
+#: The timeout of a call to a local model (``--local``) unless ``--timeout`` says: seconds. A
+#: long prompt on a small CPU takes a while, and a request may wait for the server's one slot.
+LOCAL_TIMEOUT = 600.0
+
 #: Options of ``mase eval`` that configure model seats: attribute -> flag.
 LLM_FLAGS = {
     "model": "--model",
@@ -148,9 +152,10 @@ def _local_endpoint(
     except (ModuleNotFoundError, RuntimeError) as exc:
         raise ValueError(str(exc)) from None
     try:
-        config = LLMConfig.from_env(
-            **{**overrides, "base_url": server.base_url, "model": server.alias, "api_key": "local"}
-        )
+        # a slow model whose one slot a request may wait for: a timeout that fits it
+        timeout = overrides["timeout"] or LOCAL_TIMEOUT
+        config = LLMConfig.from_env(**{**overrides, "timeout": timeout, "base_url": server.base_url,
+                                       "model": server.alias, "api_key": "local"})  # fmt: skip
         yield config, f"{about(name)} through llama.cpp at {server.base_url} (a real model)"
     finally:
         server.stop()
