@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import http.client
 import importlib.util
 import json
 import os
 import queue
+import signal
 import socket
 import subprocess
 import sys
@@ -192,7 +194,11 @@ class LocalServer:
                         "--n_threads", str(per), "--verbose", "False"]  # fmt: skip
                 self._processes.append(
                     subprocess.Popen(
-                        args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                        args,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        stdin=subprocess.DEVNULL,
+                        preexec_fn=_die_with_parent,
                     )
                 )
                 self._logs.append(log)
@@ -267,6 +273,21 @@ class LocalServer:
 
     def __repr__(self) -> str:
         return f"LocalServer({self.gguf.name!r}, alias={self.alias!r}, slots={self.slots})"
+
+
+def _die_with_parent() -> None:
+    """In the child, before the server starts: end when the parent ends, however it ends.
+
+    ``stop`` and ``atexit`` cover a normal exit and Ctrl-C; a parent killed outright (SIGTERM,
+    SIGKILL) runs neither, and the server would go on holding its port and CPU. Linux's
+    ``PR_SET_PDEATHSIG`` sends the child SIGTERM then (when the thread that started it ends:
+    start a server from a thread that outlives it, as the main thread does); elsewhere this
+    does nothing.
+    """
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL("libc.so.6", use_errno=True)
+            libc.prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
 
 
 class _SlotFront(ThreadingHTTPServer):

@@ -109,3 +109,35 @@ def test_mase_eval_local_does_not_go_with_another_endpoint(capsys):
         code = main(["eval", "mase/Debate-v0", "--team", "llm", "--local", "smollm2", *other])
         assert code == 2
         assert "--local serves a real model" in capsys.readouterr().err
+
+
+def test_a_server_does_not_outlive_a_parent_killed_outright(gguf, tmp_path):
+    """SIGKILL runs no cleanup: the server processes still end (Linux)."""
+    import os
+    import signal
+    import subprocess
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("PR_SET_PDEATHSIG is Linux's")
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import sys, time\n"
+        "from mase.llm.local import LocalServer\n"
+        f"server = LocalServer({str(gguf)!r}, command={STUB!r}).start()\n"
+        "print(server._processes[0].pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    for _ in range(50):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return
+        if open(f"/proc/{child}/stat").read().split()[2] == "Z":  # ended, not yet reaped
+            return
+        time.sleep(0.1)
+    os.kill(child, signal.SIGKILL)
+    pytest.fail("the server outlived its parent")
