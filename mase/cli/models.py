@@ -154,8 +154,11 @@ def _local_endpoint(
     try:
         # a slow model whose one slot a request may wait for: a timeout that fits it
         timeout = overrides["timeout"] or LOCAL_TIMEOUT
+        # the port is new each run: the cache knows the model by its file
+        scope = f"llama.cpp:{server.gguf.name}:{server.gguf.stat().st_size}"
         config = LLMConfig.from_env(**{**overrides, "timeout": timeout, "base_url": server.base_url,
-                                       "model": server.alias, "api_key": "local"})  # fmt: skip
+                                       "model": server.alias, "api_key": "local",
+                                       "cache_scope": scope})  # fmt: skip
         yield config, f"{about(name)} through llama.cpp at {server.base_url} (a real model)"
     finally:
         server.stop()

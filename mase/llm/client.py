@@ -123,7 +123,7 @@ class ChatClient:
         self.config = config
         path = config.cache_path()
         self.cache = ResponseCache(path) if path is not None else None
-        self._endpoint = config.endpoint()
+        self._endpoint = config.cache_scope or config.endpoint()
         self._params: dict[str, Any] = {
             "temperature": config.temperature,
             "max_tokens": config.max_tokens,

@@ -106,6 +106,9 @@ class LLMConfig:
             :data:`mase.llm.usage.DEFAULT_PRICES`.
         max_errors: failed calls in a row (after the client's retries) before an agent gives
             up on the episode with :class:`LLMUnavailable`.
+        cache_scope: what the response cache calls the endpoint (default: its URL). A model
+            served on a port picked afresh each run names itself instead (``--local`` gives its
+            model file), so a rerun replays from the cache.
 
     Example:
         >>> LLMConfig(base_url="http://127.0.0.1:8000/v1").resolved_api_key()
@@ -123,6 +126,7 @@ class LLMConfig:
     cache: str | os.PathLike | bool | None = None
     prices: dict[str, tuple[float, float]] | None = None
     max_errors: int = 5
+    cache_scope: str | None = None
 
     def __post_init__(self) -> None:
         if not self.model:

@@ -537,3 +537,15 @@ def test_the_token_limit_is_part_of_the_cache_key(server, tmp_path):
     assert client.complete(ask("hello"), "action").cached
     assert not client.complete(ask("hello"), "answer").cached  # another limit, another reply
     assert first.text
+
+
+def test_a_cache_scope_lets_a_model_on_a_new_port_replay_its_replies(tmp_path):
+    cache = tmp_path / "cache.sqlite"
+    with OfflineServer(Counting()) as first:
+        scoped = LLMConfig(base_url=first.base_url, cache=cache, cache_scope="local:model.gguf")
+        assert ChatClient(scoped).complete(ask("hello")).error is None
+    with OfflineServer(Counting()) as second:  # another port
+        moved = scoped.replace(base_url=second.base_url)
+        assert ChatClient(moved).complete(ask("hello")).cached
+        unscoped = moved.replace(cache_scope=None)
+        assert not ChatClient(unscoped).complete(ask("hello")).cached  # the URL is the scope
