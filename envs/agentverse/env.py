@@ -365,6 +365,7 @@ class AgentVerseEnv(TaskEnv):
             goal = getattr(self.inner, "goal_text", None)
             prompt = goal() if goal else f"Reach the goal of {self.task_id} as a team."
             self.problem = TaskGoal(f"{self.task_id} seed {seed}", prompt)
+            self._level = self._progress()[0]  # the task changes only through this env
         else:
             index = options.get("problem")
             if index is None:
@@ -485,11 +486,16 @@ class AgentVerseEnv(TaskEnv):
             )
         return 0.0, f"The task goes on (round {self.inner.round})."
 
+    def _measure(self) -> float:
+        """The task's progress now, kept as the next move's "before" (one reading a move)."""
+        self._level = self._progress()[0]
+        return self._level
+
     def _act_in_task(self, seat: str, action: Any, raw: Any = None) -> list[Event]:
         """One move of the wrapped task, made for the agent whose turn it is there."""
         inner = self.inner
         agent = inner.agent_selection
-        before = self._progress()[0]
+        before = self._level
         inner.step(action)
         last = inner.last_events(agent)
         failed = inner.explain_invalid(last[0]) if last and last[0].kind == "invalid" else None
@@ -499,7 +505,7 @@ class AgentVerseEnv(TaskEnv):
         self.current.executed.append(Executed(
             seat, agent, words.strip()[:200], failed is None,
             tuple(made_by(agent, value)) if made_by and failed is None else (),
-            before, self._progress()[0],
+            before, self._measure(),
         ))  # fmt: skip
         if failed is not None:
             raise InvalidAction("task", f"{agent}: {failed}")
@@ -542,11 +548,11 @@ class AgentVerseEnv(TaskEnv):
     def _act_in_task_quietly(self, raw: Any) -> None:
         """Spend the task's turn on a move the protocol refused (the task records why)."""
         agent = self.inner.agent_selection
-        before = self._progress()[0]
+        before = self._level
         self.inner.step(raw)
         words = raw[:200] if isinstance(raw, str) else brief(raw)
         self.current.executed.append(Executed(self.phase.agents[0], agent, words, False,
-                                              (), before, self._progress()[0]))  # fmt: skip
+                                              (), before, self._measure()))  # fmt: skip
 
     def _execute(self) -> Outcome | None:
         """Score the decision; evaluate it automatically, or leave it to the evaluator seat.

@@ -14,7 +14,7 @@ from typing import Any
 from mase.agents.base import Policy
 from mase.envs.craft.scripted import decide, team_plan
 from mase.envs.craft.search import NODE_BUDGET, Plan, optimal_makespan, plan
-from mase.envs.craft.world import Layout, State
+from mase.envs.craft.world import Layout, state_of
 
 __all__ = ["NODE_BUDGET", "Plan", "PlannerPolicy", "optimal_makespan", "plan", "policy"]
 
@@ -67,9 +67,7 @@ class PlannerPolicy(Policy):
         Raises:
             TypeError: ``env`` is not the crafting task.
         """
-        state = getattr(env.unwrapped, "world", None)
-        if not isinstance(state, State):
-            raise TypeError(f"PlannerPolicy plays Craft; got {type(env.unwrapped).__name__}")
+        state = state_of(env, "PlannerPolicy")
         super().reset(agent, env, seed)
         self.plans = []
         self.gave_up = False

@@ -32,7 +32,7 @@ from typing import Any
 from mase.agents.base import Policy
 from mase.envs.craft.recipes import Needs, shortfall
 from mase.envs.craft.text import fact_sentence, inventory_sentence
-from mase.envs.craft.world import MAX_GIVE, Layout, State
+from mase.envs.craft.world import MAX_GIVE, Layout, State, state_of
 
 
 @dataclass(frozen=True)
@@ -232,9 +232,7 @@ class ScriptedCrafter(Policy):
         Raises:
             TypeError: ``env`` is not the crafting task.
         """
-        state = getattr(env.unwrapped, "world", None)
-        if not isinstance(state, State):
-            raise TypeError(f"ScriptedCrafter plays Craft; got {type(env.unwrapped).__name__}")
+        state = state_of(env, "ScriptedCrafter")
         super().reset(agent, env, seed)
         self.plan = team_plan(state)
         talk = getattr(env.unwrapped, "messages_enabled", False)

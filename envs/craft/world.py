@@ -15,7 +15,7 @@ random map keeps the action space.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -203,6 +203,18 @@ class State:
 
 
 # -- building episodes ----------------------------------------------------------------------
+
+
+def state_of(env: Any, player: str) -> State:
+    """The crafting world's state behind ``env``, for a policy named ``player``.
+
+    Raises:
+        TypeError: ``env`` is not the crafting task.
+    """
+    state = getattr(env.unwrapped, "world", None)
+    if not isinstance(state, State):
+        raise TypeError(f"{player} plays Craft; got {type(env.unwrapped).__name__}")
+    return state
 
 
 def new_state(
