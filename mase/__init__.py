@@ -9,6 +9,7 @@ True
 """
 
 from mase import agents, baselines, tasks, wrappers
+from mase.batch import make_vec
 from mase.registry import (
     UnknownArgumentError,
     UnknownEnvError,
@@ -32,6 +33,7 @@ __all__ = [
     "list_envs",
     "make",
     "make_parallel",
+    "make_vec",
     "register",
     "run_episode",
     "tasks",

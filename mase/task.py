@@ -134,6 +134,9 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     #: Named policies of this task (planners, trained checkpoints): name -> ``"module:factory"``;
     #: the factory takes the text after ``name:`` in a team spec (``None`` when absent).
     policies: Mapping[str, str] = {}
+    #: ``"module:attribute"`` of the task's native batch (:mod:`mase.batch`): its rules in
+    #: arrays, stepping many worlds at once; ``None``: :func:`mase.make_vec` loops AEC envs.
+    batched: str | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -8,6 +8,7 @@ import pytest
 MODULES = [
     "mase",
     "mase.registry",
+    "mase.batch",
     "mase.envs.search_rescue.env",
     "mase.llm.server",
     "mase.protocol",

@@ -23,11 +23,14 @@ import re
 import time
 from pathlib import Path
 
+import gymnasium
+import numpy as np
 import pytest
 
 import mase
 from mase.actions import brief
 from mase.agents import CodeActAgent, LLMAgent, RandomPolicy
+from mase.batch import check_batch
 from mase.checks import check_task
 from mase.fuzz import KINDS, fuzz_task
 from mase.llm import LLMConfig, offline_server
@@ -169,6 +172,94 @@ def test_misuse_of_the_api_is_a_clear_error(env_id):
     channel.reset(seed=0)
     with pytest.raises(ValueError, match="'to' must be a teammate's name or a list of names"):
         channel.step({"action": 0, "message": "hi", "to": 5})
+
+
+def discrete(env_id: str) -> bool:
+    """Whether the task's seats act by an index of a Discrete space (what a batch steps)."""
+    env = mase.make(env_id)
+    return isinstance(env.action_space(env.possible_agents[0]), gymnasium.spaces.Discrete)
+
+
+def decides(env_id: str) -> bool:
+    """Whether an episode of the task (random text played) has a turn that is not speech."""
+    env = mase.make(env_id)
+    env.reset(seed=0)
+    for _agent in env.agent_iter(10_000):
+        _, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+        elif not env.unwrapped.phase.speech:
+            return True
+        else:
+            env.step("")
+    return False
+
+
+@pytest.mark.parametrize("env_id", [i for i in TASKS if discrete(i)])
+def test_a_batch_of_worlds_plays_as_separate_aec_envs(env_id):
+    """``mase.make_vec`` (whatever the backend) against AEC envs played one by one: the same
+    seeds and decisions give the same observations, masks, rewards and episode metrics; a
+    speech turn is played with an empty utterance and is not a decision."""
+    N, steps = 3, 150
+    batch = mase.make_vec(env_id, N)
+    if not decides(env_id):  # every turn is speech (the utterance is the move): nothing to step
+        with pytest.raises(RuntimeError, match="ended before its first decision"):
+            batch.reset(seed=4)
+        return
+    batch.reset(seed=4)
+    envs = [mase.make(env_id, obs_mode="vector") for _ in range(N)]
+    seats = {a: i for i, a in enumerate(envs[0].possible_agents)}
+    rewards = np.zeros((N, len(seats)), dtype=np.float32)
+    ended: list[dict] = [{} for _ in range(N)]
+
+    def to_decision(n: int) -> None:
+        env = envs[n]
+        while True:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                ended[n] = env.infos[agent]["metrics"]
+                env.reset()
+            elif env.unwrapped.phase.speech:
+                env.step("")
+                for a, r in env.rewards.items():
+                    rewards[n, seats[a]] += r
+            else:
+                return
+
+    for n, env in enumerate(envs):
+        env.reset(seed=4 + n)
+        to_decision(n)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(steps):
+        obs, mask = batch.observe()
+        for n, env in enumerate(envs):
+            view = env.observe(env.agent_selection)
+            assert batch.acting[n] == seats[env.agent_selection]
+            assert np.array_equal(obs[n], view["observation"])
+            assert np.array_equal(mask[n], view["action_mask"])
+        actions = (rng.random(mask.shape) * mask).argmax(axis=1)
+        result = batch.step(actions)
+        rewards[:] = 0.0
+        ended = [{} for _ in range(N)]
+        for n, env in enumerate(envs):
+            env.step(int(actions[n]))
+            for a, r in env.rewards.items():
+                rewards[n, seats[a]] += r
+            to_decision(n)
+        assert np.array_equal(result.rewards, rewards)
+        assert result.metrics == {n: m for n, m in enumerate(ended) if m}
+        episodes += len(result.metrics)
+    assert batch.observe()[0].shape == (N, batch.observation_size)
+    assert batch.state().shape == (N, batch.state_size)
+
+
+@pytest.mark.parametrize("env_id", declaring("batched"))
+def test_a_native_batch_plays_as_the_aec_env(env_id):
+    """A task's rules written in arrays are the same rules: step for step against the AEC
+    batch, under legal, illegal and repeated moves (:func:`mase.batch.check_batch`)."""
+    endings = check_batch(env_id, num_envs=6, steps=1500, seed=0)
+    assert sum(endings.values()) > 0
 
 
 def speaking(env_id: str) -> bool:

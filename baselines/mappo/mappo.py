@@ -32,6 +32,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -340,12 +341,15 @@ class Run:
     value_norm: ValueNorm
     log: MetricsLog
     checkpoint: Path
+    batch: Any = None  # the envs as one batch (mase.make_vec), when the loop steps one
 
     @classmethod
-    def start(cls, args: Args, seat_in_critic: bool = False) -> Run:
-        """Seed, make ``args.num_envs`` envs and the networks.
+    def start(cls, args: Args, seat_in_critic: bool = False, batched: bool = False) -> Run:
+        """Seed, make ``args.num_envs`` envs (or one batch of them) and the networks.
 
         The critic reads the global state, and the one-hot seat too when ``seat_in_critic``.
+        With ``batched``, the envs are one :func:`mase.make_vec` batch (world ``n`` seeded
+        ``args.seed + n``) and ``envs`` holds a single env, for the sizes and checkpoints.
         """
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
@@ -354,7 +358,11 @@ class Run:
         Distribution.set_default_validate_args(False)  # masks make many logits -1e9 on purpose
         torch.manual_seed(args.seed)
         rng = np.random.default_rng(args.seed)
-        envs = [make_env(args, i) for i in range(args.num_envs)]
+        envs = [make_env(args, i) for i in range(1 if batched else args.num_envs)]
+        batch = None
+        if batched:
+            batch = mase.make_vec(args.env, args.num_envs, **args.env_kwargs)
+            batch.reset(seed=args.seed)
         agents = list(envs[0].possible_agents)
         obs_dim = envs[0].observation_space(agents[0])["observation"].shape[0]
         n_actions = envs[0].action_space(agents[0]).n
@@ -366,7 +374,7 @@ class Run:
         )
         return cls(
             out, rng, envs, agents, obs_dim, n_actions, state_dim, torch.eye(len(agents)),
-            actor, critic, optimizer, ValueNorm(), MetricsLog(out), out / "mappo.pt",
+            actor, critic, optimizer, ValueNorm(), MetricsLog(out), out / "mappo.pt", batch,
         )  # fmt: skip
 
     def updates(self, args: Args, per_update: int, unit: str, batch: str) -> int:
@@ -427,8 +435,8 @@ def train(args: Args) -> Path:
 
 def train_rounds(args: Args) -> Path:
     """The round-lockstep loop: every seat learns, one round of every env per rollout step."""
-    run = Run.start(args)
-    rng, envs, agents, seats = run.rng, run.envs, run.agents, run.seats
+    run = Run.start(args, batched=True)
+    batch, agents, seats = run.batch, run.agents, run.seats
     obs_dim, n_actions, state_dim = run.obs_dim, run.n_actions, run.state_dim
     actor, critic, value_norm = run.actor, run.critic, run.value_norm
     N, A, T = args.num_envs, len(agents), args.num_rounds
@@ -452,6 +460,7 @@ def train_rounds(args: Args) -> Path:
     )
     global_step, t0 = 0, time.time()
     recent: list[tuple[float, float]] = []
+    max_score = 0
 
     for update in range(1, num_updates + 1):
         run.anneal(args, update, num_updates)
@@ -463,11 +472,10 @@ def train_rounds(args: Args) -> Path:
         for t in range(T):
             start_buf[t] = episode_start
             round_reward = np.zeros(N, dtype=np.float32)
-            for a, agent in enumerate(agents):
-                views = [env.observe(agent) for env in envs]
-                obs = torch.as_tensor(np.stack([v["observation"] for v in views]))
-                mask = torch.as_tensor(np.stack([v["action_mask"] for v in views]))
-                state = torch.as_tensor(np.stack([env.state() for env in envs]))
+            for a in range(A):
+                obs_np, mask_np = batch.observe(a)  # every world: seat a is to act
+                obs, mask = torch.as_tensor(obs_np), torch.as_tensor(mask_np)
+                state = torch.as_tensor(batch.state())
                 with torch.no_grad():
                     logits, hidden[:, a] = actor(obs, seats[a].expand(N, A), hidden[:, a], mask)
                     dist = Categorical(logits=logits)
@@ -476,28 +484,25 @@ def train_rounds(args: Args) -> Path:
                 obs_buf[t, :, a], state_buf[t, :, a], mask_buf[t, :, a] = obs, state, mask
                 action_buf[t, :, a], logprob_buf[t, :, a] = action, dist.log_prob(action)
                 value_buf[t, :, a] = value
-                for n, env in enumerate(envs):
-                    env.step(int(action[n]))
-                    round_reward[n] += env.rewards[agent]
+                result = batch.step(action.numpy())
+                round_reward += result.rewards[:, a]
+            # episodes end only between rounds: after the last seat's move (the batch has
+            # already started the next episode of each world that ended)
             reward_buf[t] = torch.as_tensor(round_reward * args.reward_scale)
             global_step += N * A
-            for n, env in enumerate(envs):
-                ended = not env.agents or env.terminations[agents[0]] or env.truncations[agents[0]]
-                done_buf[t, n] = float(ended)
-                episode_start[n] = float(ended)
-                if ended:
-                    metrics = env.infos[agents[0]]["metrics"]
-                    finished.append((metrics["score"] / metrics["max_score"], metrics["rounds"]))
-                    env.reset(seed=int(rng.integers(2**31)))
-                    hidden[n] = 0.0
+            ended = torch.as_tensor(result.ended, dtype=torch.float32)
+            done_buf[t] = ended
+            episode_start = ended
+            hidden[result.ended] = 0.0
+            for metrics in result.metrics.values():
+                finished.append((metrics["score"] / metrics["max_score"], metrics["rounds"]))
+                max_score = metrics["max_score"]
 
         rollout_sps = turns_per_update / (time.time() - rollout_start)
 
         # -- advantages: GAE per agent trajectory on the shared round reward -----------------
         with torch.no_grad():
-            next_state = torch.stack(
-                [torch.as_tensor(np.stack([env.state() for env in envs])) for _ in agents], dim=1
-            )
+            next_state = torch.as_tensor(batch.state()).unsqueeze(1).expand(N, A, -1)
             next_value = value_norm.denormalize(critic(next_state))
             advantages = torch.zeros(T, N, A)
             last_gae = torch.zeros(N, A)
@@ -538,7 +543,7 @@ def train_rounds(args: Args) -> Path:
 
         # -- metrics and checkpoints ---------------------------------------------------------
         recent = (recent + finished)[-200:]
-        score = float(np.mean([s for s, _ in recent])) * envs[0].layout.max_score if recent else 0
+        score = float(np.mean([s for s, _ in recent])) * max_score if recent else 0.0
         rounds = float(np.mean([r for _, r in recent])) if recent else 0.0
         success = float(np.mean([s >= 1.0 for s, _ in recent])) if recent else 0.0
         sps = global_step / (time.time() - t0)
@@ -557,7 +562,7 @@ def train_rounds(args: Args) -> Path:
         run.log.write(row, global_step)
         stats = {"score": score, "rounds": rounds, "success_rate": success}
         if update % args.checkpoint_every == 0 or update == num_updates:
-            save_checkpoint(run.checkpoint, actor, args, envs[0], global_step, stats)
+            save_checkpoint(run.checkpoint, actor, args, run.envs[0], global_step, stats)
         print(
             f"update {update}/{num_updates}  step {global_step}  score {score:.1f}  "
             f"rounds {rounds:.1f}  success {success:.0%}  sps {sps:.0f}",

@@ -1,9 +1,9 @@
 """Parameter-shared PPO from Stable-Baselines3, unchanged, on a MASE task.
 
-Every seat is one slot of an SB3 vectorized env built by SuperSuit from the task's parallel
-view (``pettingzoo_env_to_vec_env_v1`` then ``concat_vec_envs_v1``), so one PPO network
-learns from and plays all seats: parameter sharing with SB3 as it is. SuperSuit is the cleaner
-route here: the single-agent gymnasium view trains one seat beside fixed teammates, which is
+Every seat is one slot of an SB3 vectorized env (:class:`~mase.baselines.sb3.vec.SeatsVecEnv`
+over a batch of ``num_envs`` worlds from ``mase.make_vec``, the task's parallel view: one step
+is a round), so one PPO network learns from and plays all seats: parameter sharing with SB3 as
+it is. The single-agent gymnasium view would train one seat beside fixed teammates, which is
 not parameter sharing. The vector view is used (SB3 takes no Text spaces), with the action
 mask as an input feature (plain PPO has no masking: illegal actions are wasted turns that it
 learns to avoid). In the parallel view every agent picks its action from the observation at
@@ -71,16 +71,17 @@ class Args:
 
 
 def make_vec_env(args: Args):
-    """The SB3 VecEnv: every seat of ``num_envs`` task copies is one slot."""
-    import supersuit as ss
+    """The SB3 VecEnv: every seat of ``num_envs`` worlds is one slot.
+
+    World ``n`` is seeded ``args.seed + n``; later episodes continue its own generator.
+    """
     from stable_baselines3.common.vec_env import VecMonitor
 
-    parallel = mase.make_parallel(args.env, obs_mode="vector", **args.env_kwargs)
-    venv = ss.pettingzoo_env_to_vec_env_v1(parallel)
-    venv = ss.concat_vec_envs_v1(venv, args.num_envs, num_cpus=0, base_class="stable_baselines3")
-    # SuperSuit's concatenated env has no .seed(): seed its first reset; later resets
-    # continue each task's own seeded generator
-    venv.venv.reset(seed=args.seed)
+    from mase.baselines.sb3.vec import SeatsVecEnv
+
+    batch = mase.make_vec(args.env, args.num_envs, **args.env_kwargs)
+    venv = SeatsVecEnv(batch)
+    venv.seed(args.seed)
     return VecMonitor(venv)  # episode returns and lengths (rounds) in SB3's log
 
 

@@ -1,0 +1,116 @@
+"""A batch of worlds (``mase.make_vec``) as Stable-Baselines3's ``VecEnv``: one slot per seat.
+
+Slot ``n * A + a`` is seat ``a`` of world ``n`` (SuperSuit's order for ``num_envs`` copies of a
+parallel env). A step is one round: every seat's action, applied in turn order, each seat then
+seeing the world as it is at the round's end, as in PettingZoo's parallel view of the task (its
+``aec_to_parallel``). A seat's reward is the sum of its rewards over the round. A world whose
+episode ended marks all its slots done and is already in its next episode, whose first
+observations the step returns. As with SuperSuit, ``TimeLimit.truncated`` is not set, so PPO
+does not bootstrap past a round limit; ``terminal_observation`` is not given (the batch starts
+the next episode at once).
+
+Needs a round-robin task: every seat acts once a round, in order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from mase.batch import Batch
+from mase.registry import make
+
+
+class SeatsVecEnv(VecEnv):
+    """Every seat of every world of ``batch`` as one slot of an SB3 ``VecEnv``."""
+
+    def __init__(self, batch: Batch, seed: int | None = None):
+        probe = make(batch.spec_id, obs_mode="vector")
+        if not probe.metadata.get("is_parallelizable", False):
+            raise ValueError(
+                f"{batch.spec_id}: seats do not act once a round in turn order, so a round of "
+                "all seats is not a step"
+            )
+        agent = probe.possible_agents[0]
+        self.batch = batch
+        self.A = len(batch.possible_agents)
+        self._seed = seed
+        self._actions: np.ndarray | None = None
+        super().__init__(
+            batch.num_envs * self.A, probe.observation_space(agent), probe.action_space(agent)
+        )
+        assert isinstance(self.observation_space, spaces.Dict)
+
+    def _observations(self) -> dict[str, np.ndarray]:
+        views = [self.batch.observe(a) for a in range(self.A)]  # each [N, ...]
+        obs = np.stack([v[0] for v in views], axis=1).reshape(self.num_envs, -1)
+        mask = np.stack([v[1] for v in views], axis=1).reshape(self.num_envs, -1)
+        return {"observation": obs, "action_mask": mask}
+
+    def reset(self) -> dict[str, np.ndarray]:
+        """Reset every world (seeded by the last :meth:`seed`, then from their generators)."""
+        self.batch.reset(seed=self._seed)
+        self._seed = None
+        return self._observations()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Keep the round's actions (one per slot)."""
+        self._actions = np.asarray(actions).reshape(self.batch.num_envs, self.A)
+
+    def step_wait(self) -> tuple[Any, np.ndarray, np.ndarray, list[dict]]:
+        """Play the round: each seat in turn, all worlds at once."""
+        if self._actions is None:
+            raise RuntimeError("step_async must come before step_wait")
+        N, A = self.batch.num_envs, self.A
+        rewards = np.zeros((N, A), dtype=np.float32)
+        ended = np.zeros(N, dtype=bool)
+        metrics: dict[int, dict] = {}
+        for a in range(A):
+            if (self.batch.acting != a).any():
+                raise RuntimeError("the batch is not at the start of a round")
+            result = self.batch.step(self._actions[:, a])
+            rewards += result.rewards
+            ended |= result.ended
+            metrics.update(result.metrics)
+        self._actions = None
+        dones = np.repeat(ended, A)
+        infos: list[dict] = [{} for _ in range(self.num_envs)]
+        for n, m in metrics.items():
+            for a in range(A):
+                infos[n * A + a]["metrics"] = m
+        return self._observations(), rewards.reshape(-1), dones, infos
+
+    def seed(self, seed: int | None = None) -> list[int | None]:
+        """Seed the next reset: world ``n`` gets ``seed + n``."""
+        self._seed = seed
+        return [None if seed is None else seed + n for n in range(self.batch.num_envs)]
+
+    def close(self) -> None:
+        """Close the batch."""
+        self.batch.close()
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        """The batch's attribute, once per slot asked for."""
+        return [getattr(self.batch, attr_name)] * len(self._indices(indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        """Set an attribute of the batch (shared by every slot)."""
+        setattr(self.batch, attr_name, value)
+
+    def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any):
+        """Call a method of the batch, once per slot asked for."""
+        return [getattr(self.batch, method_name)(*args, **kwargs)] * len(self._indices(indices))
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        """No slot is a wrapped gymnasium env."""
+        return [False] * len(self._indices(indices))
+
+    def _indices(self, indices: Any) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, int):
+            return [indices]
+        return list(indices)
