@@ -104,7 +104,7 @@ def read_value(space: spaces.Space, action: Any) -> Any:
         action = _as_array(action, space)
     try:
         ok = space.contains(action)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # gymnasium 1.2 lets OverflowError out
         ok = False
     if not ok:
         raise InvalidAction("unparseable", f"{brief(action)} is not an action of {space}")

@@ -30,14 +30,15 @@ supplies a native one written in arrays (class attribute ``batched`` on the task
 one.
 
 >>> import mase
->>> batch = mase.make_vec("mase/SearchRescue-v0", num_envs=4)
+>>> task = mase.list_envs("mase", declaring="batched")[0]  # a task with a native batch
+>>> batch = mase.make_vec(task, num_envs=4)
 >>> batch.reset(seed=0)
 >>> obs, mask = batch.observe()
->>> obs.shape[0], mask.shape
-(4, (4, 9))
+>>> obs.shape == (4, batch.observation_size), mask.shape == (4, batch.n_actions)
+(True, True)
 >>> result = batch.step(mask.argmax(axis=1))
->>> result.rewards.shape
-(4, 3)
+>>> result.rewards.shape == (4, len(batch.possible_agents))
+True
 """
 
 from __future__ import annotations

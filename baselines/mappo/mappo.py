@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -100,6 +101,9 @@ class Args:
     """output directory: metrics.csv (TensorBoard events too if installed), checkpoints"""
     checkpoint_every: int = 50
     """save a checkpoint every this many updates (and at the end)"""
+    keep_checkpoints: bool = False
+    """also keep each checkpoint as mappo-STEP.pt (STEP: agent turns so far), to evaluate
+    the run's progress afterwards (benchmarks/mappo_training.py --time-to-quality)"""
 
     def __post_init__(self) -> None:
         check_settings(
@@ -278,6 +282,8 @@ def save_checkpoint(path: Path, actor: Actor, args: Args, env, step: int, stats:
         },
         path,
     )
+    if args.keep_checkpoints:
+        shutil.copyfile(path, path.with_name(f"{path.stem}-{step}{path.suffix}"))
 
 
 def tensorboard_writer(out: Path):
