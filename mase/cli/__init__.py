@@ -192,9 +192,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--concurrency",
         type=_positive_int,
-        default=1,
+        default=None,
         metavar="K",
-        help="episodes played at once, each with its own env and team (default 1)",
+        help="episodes played at once, each with its own env and team (default 1; with "
+        "--backend ray: the cluster's CPUs)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="where episodes are played: local (this process, the default) or ray (one task "
+        "per episode on a Ray cluster; needs the ray extra: pip install 'mase-suite[ray]')",
+    )
+    p.add_argument(
+        "--address",
+        metavar="ADDRESS",
+        help="with --backend ray: the cluster to join, 'auto' for the one `ray start --head` "
+        "runs on this machine, HOST:PORT, or 'local' for a new one for this run (default: "
+        "$RAY_ADDRESS, else the one `ray start` runs here, else a new one)",
     )
     p.add_argument("--probes", action="store_true", help="ask Theory-of-Mind questions")
     p.add_argument(
@@ -312,7 +327,7 @@ def _configure(args: argparse.Namespace) -> None:
     args.team = args.team or config.team or None
     args.episodes = args.episodes or config.episodes or 10
     args.seed = args.seed if args.seed is not None else (config.seed or 0)
-    if config.concurrency and args.concurrency == 1:
+    if config.concurrency and args.concurrency is None:
         args.concurrency = config.concurrency
     args.env_arg = [*config.env_args.items(), *(args.env_arg or [])]
 

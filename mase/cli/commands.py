@@ -112,6 +112,8 @@ def _eval_options(args: argparse.Namespace) -> dict[str, Any]:
         "resume": args.resume,
         "progress": not args.quiet,
         "concurrency": args.concurrency,
+        "backend": args.backend,
+        "address": args.address,
         "probes": _probes(args),
         "belief": args.belief_state,
         "record": args.record,
@@ -145,6 +147,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
     One path for both: ``--team`` gives rows of their own (one table), ``--preset`` gives the
     preset's rows and its paper's numbers to print beside them.
     """
+    if args.address and args.backend != "ray":
+        raise ValueError("--address names a Ray cluster; add --backend ray")
+    if args.backend == "ray":  # said before any team is built or server started
+        from mase.runner.distributed import require_ray
+
+        try:
+            require_ray()
+        except ImportError as exc:
+            raise ValueError(str(exc)) from None
     preset = load_preset(args.preset) if args.preset else None
     given = dict(args.env_arg or [])
     conditions: tuple[Condition, ...] = (Condition(""),)

@@ -6,7 +6,9 @@ finished episode to ``episodes.jsonl`` (:mod:`.store`), and writes ``summary.jso
 metric's mean, std, 95% confidence half-width and count (:func:`mase.report.summarize`).
 Interrupted evaluations resume: finished episodes are read back and not played again.
 ``evaluate(..., concurrency=K)`` plays K episodes at once (:mod:`.pool`), each worker with its
-own env and team (:mod:`.teams`); the records do not depend on K.
+own env and team (:mod:`.teams`); the records do not depend on K. ``evaluate(...,
+backend="ray")`` plays them as tasks on a Ray cluster instead (:mod:`.distributed`), with the
+same records.
 """
 
 from mase.report import summarize

@@ -2,7 +2,8 @@
 
 :func:`evaluate` builds the env (the task in its wrappers, :func:`make_env`), the team of each
 worker (:mod:`.teams`), plays the episodes not yet in the store (:mod:`.store`), one worker or
-many (:mod:`.pool`), and summarizes the records (:func:`mase.report.summarize`).
+many (:mod:`.pool`) or on a Ray cluster (:mod:`.distributed`), and summarizes the records
+(:func:`mase.report.summarize`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ FLAG_WRAPPERS = {
     "probes": "mase.wrappers.tom_probe:ToMProbe",
     "record": "mase.wrappers.recorder:Recorder",
 }
+
+#: Where :func:`evaluate` plays the episodes: in this process, or as tasks on a Ray cluster.
+BACKENDS = ("local", "ray")
 
 #: A wrapper to apply: a class or callable taking the env (or its ``"module:attribute"``), or
 #: ``(that, {keyword arguments})``.
@@ -125,13 +129,15 @@ def evaluate(
     progress: bool = False,
     record_text: bool = True,
     label: str | None = None,
-    concurrency: int = 1,
+    concurrency: int | None = None,
     llm: Any = None,
     probes: bool | float = False,
     belief: bool = False,
     record: bool = False,
     wrappers: Sequence[WrapperSpec] = (),
     stop_after_failures: int = 3,
+    backend: str = "local",
+    address: str | None = None,
 ) -> dict:
     """Play ``episodes`` seeded episodes (seeds ``seed``, ``seed + 1``, ...) and summarize.
 
@@ -143,6 +149,14 @@ def evaluate(
     episode's seed, so the records are the same whatever K; ``episodes.jsonl`` gets one line
     per finished episode as it finishes (written by the calling thread, flushed and synced),
     and is rewritten in episode order once all are done.
+
+    With ``backend="ray"`` each episode still to play is a task on a Ray cluster
+    (:mod:`mase.runner.distributed`) that builds its own env and team and plays that
+    episode's seed; the records come back to this process and are written as above, so they,
+    the summary and resuming are the same as with the local backend. Ctrl-C cancels the tasks
+    still queued or running, keeps the records of those that ended, and raises
+    ``KeyboardInterrupt``. Every node of the cluster needs ``mase`` installed, and model seats
+    an endpoint each node can reach; each node keeps its own response cache.
 
     The env is the task in these wrappers, innermost first: ``MessageChannel``
     (``messages``), ``BeliefState`` (``belief``), ``ToMProbe`` (``probes``), the
@@ -165,7 +179,8 @@ def evaluate(
         progress: show a progress bar.
         record_text: keep each turn's text observation in the records.
         label: the team's name in tables and ``config.json`` (default: from ``team``).
-        concurrency: episodes played at once.
+        concurrency: episodes played at once (default 1; with ``backend="ray"``, tasks in
+            flight, by default the cluster's CPUs).
         llm: a :class:`mase.llm.LLMConfig` for the team's model seats (``llm``,
             ``llm-belief``); ``None`` lets them read the environment (``OPENAI_BASE_URL``, ...).
         probes: ask Theory-of-Mind questions (``ToMProbe``); policies answer with ``answer``.
@@ -177,19 +192,36 @@ def evaluate(
         stop_after_failures: when the first this many episodes played all fail with one
             reason, the evaluation stops there (:class:`EvaluationFailed`) instead of failing
             every other episode the same way; ``0`` plays them all.
+        backend: ``"local"`` (threads in this process) or ``"ray"`` (tasks on a Ray cluster;
+            the ``ray`` extra).
+        address: with ``backend="ray"``, the cluster to join when Ray is not initialized yet
+            (``ray.init(address=...)``): ``"auto"`` for the one ``ray start --head`` runs on
+            this machine, ``"HOST:PORT"``, ``"local"`` for a new cluster of this process, or
+            ``None`` for ``RAY_ADDRESS``, else the one ``ray start`` runs here, else a new one.
+            An initialized Ray session is used as it is, and no cluster is shut down here.
 
     Returns:
         The summary (also written to ``summary.json``), see :func:`mase.report.summarize`.
 
     Raises:
-        ValueError: a bad argument, a different set-up in ``out``, or a policy object that
-            cannot be copied for several workers.
+        ValueError: a bad argument, a different set-up in ``out``, a policy object that
+            cannot be copied for several workers (or pickled for a Ray cluster), or no Ray
+            cluster at ``address``.
+        ImportError: ``backend="ray"`` and Ray is not installed (the message names the extra).
         FileExistsError: ``out`` holds episodes and ``resume`` is false.
         EvaluationFailed: the first ``stop_after_failures`` episodes failed alike; their
             records are kept (``--resume`` plays them again once the cause is fixed).
     """
-    if concurrency < 1:
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+    if address is not None and backend != "ray":
+        raise ValueError(f"address names a Ray cluster; it needs backend='ray', not {backend!r}")
+    if concurrency is not None and concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    if backend == "ray":  # before anything is written: a missing Ray is said at once
+        from mase.runner.distributed import require_ray
+
+        require_ray()
     env_kwargs = dict(env_kwargs or {})
     flags = {"messages": messages, "belief": belief, "probes": probes, "record": record}
     specs = wrapper_specs(wrappers, **flags)
@@ -208,17 +240,23 @@ def evaluate(
     if wrappers:
         config["wrappers"] = [describe_wrapper(spec) for spec in wrappers]
     sides = env.unwrapped.sides
-    if uses_llm(team, seats, sides) and llm is not None and getattr(llm, "model", None):
+    model_seats = uses_llm(team, seats, sides)
+    if model_seats and llm is not None and getattr(llm, "model", None):
         config["model"] = llm.model
 
     store = RunStore(out, config, episodes, resume)
     done = store.done()
     todo = [i for i in range(episodes) if i not in done]
-    workers = max(1, min(concurrency, len(todo)))
+    # with Ray, the team built here only checks the set-up before any task is sent
+    workers = 1 if backend == "ray" else max(1, min(concurrency or 1, len(todo)))
     envs = [env] + [make_env(env_id, env_kwargs, specs) for _ in range(workers - 1)]
-    build_team = team_builder(team, seats, llm, concurrency)
+    build_team = team_builder(team, seats, llm, concurrency or 1)
     try:
         teams = [build_team(e, w) for w, e in enumerate(envs)]
+        if backend == "ray" and todo:  # joined before the progress bar: Ray logs as it joins
+            from mase.runner.distributed import connect
+
+            connect(address)
     except BaseException:
         for e in envs:
             e.close()
@@ -258,7 +296,16 @@ def evaluate(
             )
 
     try:
-        if workers == 1:
+        if backend == "ray":
+            from mase.runner.distributed import EpisodeJob, play_on_ray
+
+            if model_seats and llm is None:  # the workers get this process's model settings
+                from mase.llm import LLMConfig
+
+                llm = LLMConfig.from_env()
+            job = EpisodeJob(env_id, env_kwargs, specs, team, llm, seed, record_text)
+            play_on_ray(job, todo, finished, concurrency, address)
+        elif workers == 1:
             for i in todo:
                 finished(play(envs[0], teams[0], i))
         else:
