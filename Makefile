@@ -58,7 +58,7 @@ REAL := --local smollm2 --max-tokens 96 --seed 0 --resume
 real-model: $(LOCAL_STAMP)
 	$(BIN)/mase eval --preset debate-table1 --episodes 2 --out runs/real-debate $(REAL)
 	$(BIN)/mase eval --preset paper-table1 --episodes 1 --out runs/real-sar $(REAL)
-	$(BIN)/mase eval --preset deliberation --episodes 2 --out runs/real-deliberation $(REAL)
+	$(BIN)/mase eval --preset deliberation --episodes 1 --out runs/real-deliberation $(REAL)
 	$(BIN)/mase eval --preset avalonplay-7 --episodes 1 --out runs/real-avalon $(REAL)
 
 ## lint: ruff lint and format check
