@@ -7,6 +7,7 @@ import threading
 import time
 
 import pytest
+from golden.golden import normalize
 
 import mase
 from mase.agents import RandomPolicy
@@ -38,15 +39,6 @@ def _lines(path):
 
 def _json(path):
     return json.loads(path.read_text())
-
-
-def _without_latency(value):
-    """``value`` without its ``latency_s`` fields: wall-clock time, different in every run."""
-    if isinstance(value, dict):
-        return {k: _without_latency(v) for k, v in value.items() if k != "latency_s"}
-    if isinstance(value, list):
-        return [_without_latency(v) for v in value]
-    return value
 
 
 def test_records_summary_and_config_are_those_of_a_local_run(tmp_path):
@@ -161,7 +153,7 @@ def test_llm_seats_on_workers_share_one_response_cache(tmp_path):
     assert first["failed"] == 0 and not first["usage"].get("cached_calls")
     with ResponseCache(cache) as written:
         assert len(written) == first["usage"]["llm_calls"] > 0
-    local, on_ray = (_without_latency(_lines(tmp_path / k)) for k in ("local", "ray"))
+    local, on_ray = (normalize(_lines(tmp_path / k)) for k in ("local", "ray"))
     assert on_ray == local
     # with the server gone, every call is answered from the file the workers wrote
     again = mase.evaluate(

@@ -2,6 +2,7 @@ import json
 
 import numpy as np
 import pytest
+from golden.golden import normalize
 from pettingzoo.utils.wrappers import BaseWrapper
 
 import mase
@@ -336,14 +337,6 @@ def test_summary_pools_tom_accuracy_and_totals_usage():
     assert "usage" not in summarize([{"episode": 0, "metrics": {"score": 1}}])
 
 
-def _without_latency(value):
-    if isinstance(value, dict):
-        return {k: _without_latency(v) for k, v in value.items() if k != "latency_s"}
-    if isinstance(value, list):
-        return [_without_latency(v) for v in value]
-    return value
-
-
 def test_llm_team_records_do_not_depend_on_concurrency(tmp_path):
     from mase.llm import LLMConfig, offline_server
 
@@ -355,7 +348,7 @@ def test_llm_team_records_do_not_depend_on_concurrency(tmp_path):
                 ENV, team, episodes=3, seed=11, out=tmp_path / f"k{k}", llm=config,
                 concurrency=k, probes=True,
             )  # fmt: skip
-    one, three = (_without_latency(_lines(tmp_path / k)) for k in ("k1", "k3"))
+    one, three = (normalize(_lines(tmp_path / k)) for k in ("k1", "k3"))
     assert one == three
     assert all(r["seats"]["bravo"]["metrics"]["belief_calls"] > 0 for r in one)
     assert all(r["probes"] and r["metrics"]["llm_calls"] > 0 for r in one)
