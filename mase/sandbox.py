@@ -24,15 +24,18 @@ hook (:func:`sys.addaudithook`), and Python documents audit hooks as a way to ob
 to sandbox it: C extensions act without raising events, and a determined program can reach the
 hook's state. Code from an adversary belongs in a container or a virtual machine.
 
-How the child runs: ``sys.executable -I -B -u -X utf8`` runs this file as a script with
-``env={}``, ``start_new_session=True`` and the working folder as its current directory. The
+How the child runs: ``sys.executable -P -s -B -u -X utf8`` runs this file as a script with
+``env={"PYTHONHASHSEED": "0"}``, ``start_new_session=True`` and the working folder as its
+current directory (``-I`` would be the same isolation, but it ignores ``PYTHONHASHSEED``; the
+fixed seed makes a program that prints a set print it in the same order every run). The
 program and the facts travel in a JSON file, ``_sandbox_input.json``, that the child reads and
 removes before the program starts; the program sees the facts as its global ``facts`` and runs
 as ``__main__`` (its tracebacks name it ``<program>``). The child sets its limits, installs the
 audit hook, runs the program, and reports how it ended through a pipe. It sets
 ``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS`` to 1 (a BLAS thread pool
 reserves tens of MB of address space per core) and ``TMPDIR`` to the folder, so the program's
-``os.environ`` holds those and whatever Python itself sets (``LC_CTYPE``), nothing else.
+``os.environ`` holds those, ``PYTHONHASHSEED`` and whatever Python itself sets (``LC_CTYPE``),
+nothing else.
 
 The audit hook, for the events of Python 3.11:
 
@@ -94,6 +97,9 @@ INTERPRETER_HEADROOM_MB = 32
 #: The largest file the program may write (``RLIMIT_FSIZE``); a larger write fails with
 #: ``OSError: [Errno 27] File too large``.
 MAX_FILE_BYTES = 2**20
+#: The child's string hash seed: a program that prints a set of names prints them in the same
+#: order every run, so a replayed episode shows a model the same output (and hits the cache).
+HASH_SEED = "0"
 #: The name of the program in its tracebacks.
 PROGRAM_NAME = "<program>"
 
@@ -232,14 +238,15 @@ class _Capture:
 def _supervise(work: str, timeout_s: float, memory_mb: int, max_output: int) -> SandboxResult:
     """Start the child in ``work``, collect its output and turn its end into a result."""
     status_read, status_write = os.pipe()
-    command = [sys.executable, "-I", "-B", "-u", "-X", "utf8", os.path.abspath(__file__)]
+    # -P -s and an environment of our own are -I's isolation, but let PYTHONHASHSEED in
+    command = [sys.executable, "-P", "-s", "-B", "-u", "-X", "utf8", os.path.abspath(__file__)]
     command += [work, str(status_write), str(memory_mb), str(timeout_s)]
     started = time.monotonic()
     try:
         child = subprocess.Popen(
             command,
             cwd=work,
-            env={},
+            env={"PYTHONHASHSEED": HASH_SEED},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

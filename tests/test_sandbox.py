@@ -287,3 +287,10 @@ def test_the_result_is_frozen():
     assert isinstance(result, SandboxResult)
     with pytest.raises(AttributeError):
         result.ok = False
+
+
+def test_a_program_prints_a_set_in_the_same_order_every_run():
+    """String hashing is seeded the same in every child, so a printed set replays exactly."""
+    code = "print({'alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf'})"
+    outputs = {run_code(code).stdout for _ in range(4)}
+    assert len(outputs) == 1

@@ -116,3 +116,29 @@ def test_code_is_taken_from_the_first_fenced_block():
     )
     assert extract_code("```\nprint(3)\n") == "print(3)\n"  # an unclosed block runs to the end
     assert extract_code("print(4)") == "print(4)"
+
+
+class SetPrinter(AvalonModel):
+    """Writes a program that prints a set of names, whose order rests on the string hash seed."""
+
+    def write_code(self, prompt):
+        return "```python\nprint({'alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'})\n```"
+
+
+def test_a_codeact_game_replays_from_the_response_cache_with_no_model_call(tmp_path):
+    """The sandbox's output is the same every run, so the second game's prompts hit the cache."""
+    cache = tmp_path / "responses.sqlite"
+    records, requests, outputs = [], [], []
+    for _ in range(2):
+        env = mase.make("mase/Avalon-v0", roles="avalonbench-5", discussion=0)
+        with OfflineServer(SetPrinter()) as server:  # a new port each time: cache_scope keys it
+            config = LLMConfig(base_url=server.base_url, cache=cache, cache_scope="set-printer")
+            agent = CodeActAgent(config)
+            team = {a: AvalonBot() for a in env.possible_agents}
+            team["alpha"] = agent
+            records.append(run_episode(env, team, seed=4))
+        requests.append(agent.client.requests)
+        outputs.append([p["output"] for p in agent.episode_record()["programs"]])
+    assert requests[0] > 0 and requests[1] == 0
+    assert outputs[0] == outputs[1] and outputs[0]
+    assert records[0]["metrics"]["code_runs"] == records[1]["metrics"]["code_runs"] > 0
