@@ -7,8 +7,9 @@ that it can fix its program.
 
 What this stops are the mistakes a model's program makes:
 
-* endless loops: a wall-clock timeout in the parent kills the child's process group, and
-  ``RLIMIT_CPU`` stops threads that burn CPU time faster than the clock runs;
+* endless loops: a wall-clock timeout in the parent, counted from the program's start (the
+  child reports it), kills the child's process group, and ``RLIMIT_CPU`` stops threads that
+  burn CPU time faster than the clock runs;
 * huge allocations: ``RLIMIT_AS`` caps the child's address space, so the allocation fails with
   ``MemoryError`` in the child and the parent is untouched;
 * floods of output: stdout and stderr are read as they come, and a program that prints more than
@@ -103,7 +104,14 @@ HASH_SEED = "0"
 #: The name of the program in its tracebacks.
 PROGRAM_NAME = "<program>"
 
+#: The most an interpreter may take to start before the program's own clock runs (a child that
+#: has not started by then is stopped as a timeout): the limit counts from the program's start,
+#: so a machine slow to start processes does not shorten it.
+STARTUP_LIMIT_S = 30.0
+
 _INPUT_NAME = "_sandbox_input.json"
+#: What the child writes to the status pipe the moment the program starts.
+_STARTED = b"+"
 _READ_CHUNK = 65536
 #: How much of the traceback :meth:`SandboxResult.feedback` shows by default.
 _FEEDBACK_CHARS = 1500
@@ -178,8 +186,9 @@ def run_code(
     Args:
         code: The program's source.
         facts: JSON-serializable facts, the program's global ``facts`` (an empty dict if None).
-        timeout_s: Wall-clock limit in seconds, interpreter start included; the CPU-time limit
-            is one second more, rounded up.
+        timeout_s: Wall-clock limit in seconds, counted from the program's start (the
+            interpreter's start before it is not counted; it may take up to
+            :data:`STARTUP_LIMIT_S`); the CPU-time limit is one second more, rounded up.
         memory_mb: Address space the program may use, on top of
             :data:`INTERPRETER_HEADROOM_MB`.
         max_output: Characters kept of stdout and of stderr; a program that prints more on
@@ -260,13 +269,14 @@ def _supervise(work: str, timeout_s: float, memory_mb: int, max_output: int) -> 
         os.close(status_write)
     with child:
         captures = {child.stdout: _Capture(), child.stderr: _Capture()}
-        stop = _collect(child, captures, started + timeout_s, max_output)
+        status = bytearray()
+        stop = _collect(child, captures, status_read, status, timeout_s, max_output)
         if stop is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(child.pid, signal.SIGKILL)
         returncode = child.wait()
     seconds = time.monotonic() - started
-    status = _read_status(status_read)
+    status = _read_status(status_read, status)
     stdout, stderr = (capture.text[:max_output] for capture in captures.values())
     limits = {"timeout_s": timeout_s, "memory_mb": memory_mb, "max_output": max_output}
     reason, error = _classify(stop, returncode, status, stderr, limits)
@@ -276,19 +286,35 @@ def _supervise(work: str, timeout_s: float, memory_mb: int, max_output: int) -> 
 def _collect(
     child: subprocess.Popen[bytes],
     captures: dict[Any, _Capture],
-    deadline: float,
+    status_read: int,
+    status: bytearray,
+    timeout_s: float,
     max_output: int,
 ) -> Literal["timeout", "output_limit"] | None:
-    """Read the child's output until it ends; why the parent must stop it, or None."""
+    """Read the child's output until it ends; why the parent must stop it, or None.
+
+    The clock of ``timeout_s`` starts when the child reports the program's start on the status
+    pipe (what else comes on it is collected into ``status``); before that, the interpreter has
+    :data:`STARTUP_LIMIT_S` to start.
+    """
+    deadline = time.monotonic() + STARTUP_LIMIT_S + timeout_s
     with selectors.DefaultSelector() as selector:
         for stream in captures:
             selector.register(stream, selectors.EVENT_READ)
+        selector.register(status_read, selectors.EVENT_READ)
         while selector.get_map():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return "timeout"
             for key, _ in selector.select(remaining):
                 chunk = os.read(key.fd, _READ_CHUNK)
+                if key.fileobj == status_read:
+                    if not status and chunk.startswith(_STARTED):
+                        deadline = time.monotonic() + timeout_s
+                    status += chunk
+                    if not chunk:
+                        selector.unregister(status_read)
+                    continue
                 capture = captures[key.fileobj]
                 capture.text += capture.decoder.decode(chunk, final=not chunk)
                 if not chunk:
@@ -302,10 +328,12 @@ def _collect(
     return None
 
 
-def _read_status(status_read: int) -> dict[str, str]:
-    """The child's report of how the program ended; empty if it died before writing one."""
+def _read_status(status_read: int, data: bytearray) -> dict[str, str]:
+    """The child's report of how the program ended; empty if it died before writing one.
+
+    ``data`` is what :func:`_collect` read of the pipe already: the start mark, maybe more.
+    """
     os.set_blocking(status_read, False)
-    data = b""
     try:
         while chunk := os.read(status_read, _READ_CHUNK):
             data += chunk
@@ -314,7 +342,7 @@ def _read_status(status_read: int) -> dict[str, str]:
     finally:
         os.close(status_read)
     try:
-        status = json.loads(data)
+        status = json.loads(data.removeprefix(_STARTED))
     except ValueError:
         return {}
     return status if isinstance(status, dict) else {}
@@ -516,6 +544,7 @@ def _child_main(folder: str, status_fd: str, memory_mb: str, timeout_s: str) -> 
 
     reserve = bytearray(2**20)  # freed on MemoryError, so the traceback can still be written
     outcome, summary, exit_status = "ok", "", 0
+    os.write(int(status_fd), _STARTED)  # the parent's clock for the program starts now
     try:
         exec(compile(source, PROGRAM_NAME, "exec"), program.__dict__)
     except SystemExit as exit_:

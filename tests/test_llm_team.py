@@ -252,6 +252,18 @@ def test_resume_after_an_outage_replays_nothing_finished(tmp_path):
     assert again["episodes"] == 2
 
 
+def test_a_replayed_model_with_no_price_keeps_an_unknown_cost(server, tmp_path):
+    """A local model's cost is unknown live, so its replay may not call it $0 either."""
+    llm = config(server, tmp_path, model="my-local-model")  # no price in the table
+    summaries = [
+        evaluate(ENV, "llm", episodes=1, seed=0, llm=llm, out=tmp_path / run) for run in "ab"
+    ]
+    assert summaries[1]["usage"]["cached_calls"] == summaries[1]["usage"]["llm_calls"] > 0
+    for summary in summaries:
+        assert summary["usage"].get("cost_usd") is None
+        assert "$" not in usage_line(summary)
+
+
 def test_a_cached_rerun_makes_no_model_calls_and_the_same_records(server, tmp_path):
     llm = config(server, tmp_path)
     first = evaluate(

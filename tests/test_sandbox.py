@@ -2,10 +2,12 @@
 
 import os
 import socket
+import sys
 import time
 
 import pytest
 
+from mase import sandbox
 from mase.sandbox import SandboxResult, run_code
 
 
@@ -65,6 +67,32 @@ def test_an_endless_loop_is_stopped_after_its_time_limit():
     assert result.error == "the program ran past its 1.0 s limit and was stopped"
     assert 1.0 <= result.seconds < 2.0
     assert result.stdout == "started\n"  # unbuffered: what came before the loop is kept
+
+
+def slow_python(tmp_path, delay_s):
+    """An interpreter that takes ``delay_s`` to start: a machine too busy to start processes."""
+    script = tmp_path / "slow-python"
+    script.write_text(f'#!/bin/sh\nsleep {delay_s}\nexec "{sys.executable}" "$@"\n')
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_the_time_limit_counts_from_the_programs_start_not_the_interpreters(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox.sys, "executable", slow_python(tmp_path, 1.0))
+    result = run_code("print('ran')", timeout_s=0.5)
+
+    assert result.reason == "ok" and result.stdout == "ran\n"
+    assert result.seconds >= 1.0  # the start it waited for, not held against the program
+
+
+def test_an_interpreter_that_never_starts_is_stopped(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox.sys, "executable", slow_python(tmp_path, 30))
+    monkeypatch.setattr(sandbox, "STARTUP_LIMIT_S", 0.5)
+    started = time.monotonic()
+    result = run_code("print('ran')", timeout_s=0.5)
+
+    assert result.reason == "timeout" and result.stdout == ""
+    assert time.monotonic() - started < 5
 
 
 @pytest.mark.parametrize(

@@ -364,7 +364,7 @@ class LLMAgent(Policy):
         cost = cost_usd(
             self.config.model, completion.prompt_tokens, completion.completion_tokens, self._prices
         )
-        if completion.cached:
+        if completion.cached and cost is not None:  # nothing spent; an unknown price stays unknown
             cost = 0.0
         self._cost = None if cost is None or self._cost is None else self._cost + cost
         reply = completion.text
