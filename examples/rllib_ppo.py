@@ -63,14 +63,14 @@ def main() -> None:
     except ImportError:
         sys.exit("this example needs RLlib: pip install 'mase-suite[rllib]'")
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     algo = config(args.env, args.seed, small=fast).build_algo()
     try:
         for i in range(1, (1 if fast else args.iterations) + 1):
             result = algo.train()
             runners = result["env_runners"]
             print(
-                f"iteration {i}: {runners['num_env_steps_sampled_lifetime']:,} turns, "
+                f"iteration {i}: {int(runners['num_env_steps_sampled_lifetime']):,} turns, "
                 f"episode return {runners.get('episode_return_mean', float('nan')):.1f}",
                 flush=True,
             )

@@ -25,7 +25,7 @@ def load_example():
 
 def test_ppo_trains_a_shared_policy_for_every_seat_and_it_acts():
     example = load_example()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         algo = example.config(small=True).build_algo()
         try:
