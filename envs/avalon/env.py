@@ -150,6 +150,7 @@ class AvalonEnv(TaskEnv):
     scripted_policy = "mase.envs.avalon.bots:AvalonBot"
     sides = ("good", "evil")
     tom_probes = "mase.envs.avalon.tom:ROLE_PROBES"
+    batched = "mase.envs.avalon.batched:BatchedAvalon"
     language_model = "mase.envs.avalon.language_model:respond"
     table_columns = (
         ("good_won", "good wins", "{:.1%}"),
