@@ -28,7 +28,8 @@ hook's state. Code from an adversary belongs in a container or a virtual machine
 How the child runs: ``sys.executable -P -s -B -u -X utf8`` runs this file as a script with
 ``env={"PYTHONHASHSEED": "0"}``, ``start_new_session=True`` and the working folder as its
 current directory (``-I`` would be the same isolation, but it ignores ``PYTHONHASHSEED``; the
-fixed seed makes a program that prints a set print it in the same order every run). The
+fixed seed makes a program that prints a set print it in the same order every run, as the
+seeded ``random`` (:data:`RANDOM_SEED`) makes its draws the same). The
 program and the facts travel in a JSON file, ``_sandbox_input.json``, that the child reads and
 removes before the program starts; the program sees the facts as its global ``facts`` and runs
 as ``__main__`` (its tracebacks name it ``<program>``). The child sets its limits, installs the
@@ -101,6 +102,10 @@ MAX_FILE_BYTES = 2**20
 #: The child's string hash seed: a program that prints a set of names prints them in the same
 #: order every run, so a replayed episode shows a model the same output (and hits the cache).
 HASH_SEED = "0"
+#: The seed of the standard library's ``random`` before the program starts, for the same reason:
+#: a program that calls ``random.choice`` prints the same choice every run (numpy's global
+#: generator is not seeded).
+RANDOM_SEED = 0
 #: The name of the program in its tracebacks.
 PROGRAM_NAME = "<program>"
 
@@ -519,6 +524,7 @@ def _child_main(folder: str, status_fd: str, memory_mb: str, timeout_s: str) -> 
     import builtins
     import ctypes  # noqa: F401  numpy imports it; loading it (ctypes.dlopen) must precede the guard
     import linecache
+    import random
     import resource
     import types
 
@@ -539,6 +545,7 @@ def _child_main(folder: str, status_fd: str, memory_mb: str, timeout_s: str) -> 
     program = types.ModuleType("__main__")
     program.__dict__.update(facts=payload["facts"], __builtins__=builtins)
     sys.modules["__main__"] = program
+    random.seed(RANDOM_SEED)
     _posixsubprocess.fork_exec = _refuse_fork_exec  # it raises no audit event of its own
     sys.addaudithook(_Guard(folder))
 

@@ -322,3 +322,10 @@ def test_a_program_prints_a_set_in_the_same_order_every_run():
     code = "print({'alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf'})"
     outputs = {run_code(code).stdout for _ in range(4)}
     assert len(outputs) == 1
+
+
+def test_a_programs_random_draws_are_the_same_every_run():
+    """``random`` starts from the same seed in every child, so a replayed program prints alike."""
+    code = "import random\nprint(random.choice(['alpha', 'bravo', 'charlie']), random.random())"
+    outputs = {run_code(code).stdout for _ in range(4)}
+    assert len(outputs) == 1

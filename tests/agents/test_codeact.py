@@ -119,10 +119,11 @@ def test_code_is_taken_from_the_first_fenced_block():
 
 
 class SetPrinter(AvalonModel):
-    """Writes a program that prints a set of names, whose order rests on the string hash seed."""
+    """Writes a program whose output rests on the string hash seed and on ``random``'s seed."""
 
     def write_code(self, prompt):
-        return "```python\nprint({'alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'})\n```"
+        names = "['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot']"
+        return f"```python\nimport random\nprint(set({names}), random.choice({names}))\n```"
 
 
 def test_a_codeact_game_replays_from_the_response_cache_with_no_model_call(tmp_path):
