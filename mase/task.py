@@ -30,7 +30,8 @@ and, when it needs them: ``schedule`` (class attribute, default :class:`RoundRob
 kind), ``turn_view`` (what an agent sees at the start of its turn, for the knowledge tracker),
 ``invalid_event`` and ``explain_invalid``, ``utterance`` (what a non-text move says in a speech
 phase), ``speech_move`` (what ``apply`` reads of a speech move), ``metrics``, ``state``,
-``_render`` and ``next_round`` (to keep ``round`` in the task's own world too), ``side_of``
+``_render`` and ``next_round`` (to keep ``round`` in the task's own world too), ``scene``
+(the world as data for ``mase replay``, drawn by the task's ``replay.js``), ``side_of``
 (who plays for whom, when the seats are not all one team). Optional hooks switch on more of
 the suite: ``true_facts`` (the ground truth :class:`mase.wrappers.ToMProbe` scores against),
 ``parse_facts`` and ``facts_text`` (messages' claims enter the tracker through them),
@@ -708,6 +709,17 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         """The picture :meth:`render` shows (default: the round and the acting agent's view)."""
         agent = self.agent_selection
         return f"Round {self.round}; {agent} to act.\n{self.observe_text(agent)}"
+
+    def scene(self) -> dict[str, Any]:
+        """The world now as plain data, for the replay viewer (:mod:`mase.replay`) to draw.
+
+        The whole truth, hidden parts included: the viewer keeps what a task lists under the
+        scene's ``"secret"`` key behind a toggle. JSON-ready values (tuples, sets and numpy
+        values are converted). A task that returns a scene ships ``replay.js`` in its package:
+        ``draw(scene, element, options)`` draws it (``docs/task_contract.md``). Default: no
+        scene, and the viewer shows the text of :meth:`_render` alone.
+        """
+        return {}
 
     def close(self) -> None:
         """Release resources; the built-in tasks hold none."""

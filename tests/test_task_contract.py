@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 
 import mase
+from mase import replay
 from mase.actions import brief
 from mase.agents import CodeActAgent, LLMAgent, RandomPolicy
 from mase.batch import check_batch
@@ -103,6 +104,32 @@ def test_same_seed_same_records(tmp_path, env_id, team):
         assert not record.get("failed"), record.get("error")
         assert {t["agent"] for t in record["turns"]} == set(mase.make(env_id).possible_agents)
         assert record["metrics"]["ended_by"] and record["metrics"]["rounds"] >= 1
+
+
+@pytest.mark.parametrize("env_id", TASKS)
+def test_a_recorded_episode_replays_as_a_page(tmp_path, env_id):
+    """--record keeps a frame before the first move and after each one, which mase replay draws."""
+    mase.evaluate(env_id, "random", episodes=1, seed=3, out=tmp_path, record=True)
+    record = json.loads((tmp_path / "episodes.jsonl").read_text())
+    frames, turns = record["frames"], record["turns"]
+    assert len(frames) == len(turns) + 1
+    assert frames[0]["actor"] is None
+    for frame, turn in zip(frames[1:], turns, strict=True):
+        assert (frame["actor"], frame["round"]) == (turn["agent"], turn["round"])
+    counts = [f["events"] for f in frames]
+    assert counts == sorted(counts) and counts[-1] == len(record["events"])
+    for frame in frames:
+        assert isinstance(frame["text"], str) and frame["text"]
+        json.dumps(frame["scene"], allow_nan=False)  # plain JSON: what the page embeds
+    declared = task_class(env_id).scene is not TaskEnv.scene
+    assert bool(frames[-1]["scene"]) == declared
+    assert bool(replay.task_drawing(env_id)) == declared, "a task with a scene ships replay.js"
+    page = replay.write_replay(tmp_path).read_text()
+    embedded = re.search(r'<script type="application/json" id="episode">(.*?)</script>', page, re.S)
+    assert json.loads(embedded.group(1))["record"]["frames"] == frames
+    code = page.replace(embedded.group(1), "")  # the page itself loads nothing from anywhere
+    loads = r"<(link|img|iframe)\b|\b(src|href)\s*=|url\(|@import|fetch\(|XMLHttp"
+    assert not re.search(loads, code)
 
 
 # -- input that is not a move -----------------------------------------------------------------

@@ -683,6 +683,36 @@ class AgentVerseEnv(TaskEnv):
 
         return words.observation_text(self, agent)
 
+    def scene(self) -> dict:
+        """The problem and each iteration's four stages so far (``replay.js``)."""
+        return {
+            "problem": self.problem.id,
+            "prompt": getattr(self.problem, "prompt", ""),
+            "structure": self.structure,
+            "phase": self.phase.name if self.agents else None,
+            "iterations": [
+                {
+                    "roles": it.roles,
+                    "proposals": [{"seat": seat, "text": text} for seat, text in it.proposals],
+                    "reviews": [
+                        {seat: {"text": t, "accepted": ok} for seat, (t, ok) in round_.items()}
+                        for round_ in it.reviews
+                    ],
+                    "executed": [
+                        {"seat": e.seat, "agent": e.agent, "action": e.action, "valid": e.valid}
+                        for e in it.executed
+                    ],
+                    "decision": it.decision,
+                    "score": it.score,
+                    "feedback": it.feedback,
+                    "accepted": it.accepted,
+                    "outcome": it.outcome,
+                }
+                for it in self.history
+            ],
+            "inner": None if self.inner is None else self.inner.unwrapped._render(),
+        }
+
     def _render(self) -> str:
         it = self.current
         lines = [f"AgentVerse ({self.structure}), {self.problem.id}, iteration {len(self.history)}"]

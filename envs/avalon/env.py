@@ -10,7 +10,14 @@ from gymnasium import spaces
 
 from mase.envs.avalon import beliefs, deduction, vector, world
 from mase.envs.avalon import text as words
-from mase.envs.avalon.roles import LADY_MIN_PLAYERS, ROLES, SEATS, TEAMS, resolve_roles
+from mase.envs.avalon.roles import (
+    LADY_MIN_PLAYERS,
+    ROLES,
+    SEATS,
+    TEAM_SIZES,
+    TEAMS,
+    resolve_roles,
+)
 from mase.events import Event
 from mase.task import ActionParse, Outcome, Phase, PhaseQueue, TaskEnv
 
@@ -410,6 +417,37 @@ class AvalonEnv(TaskEnv):
         if self.world is None:
             raise RuntimeError("call reset() before state()")
         return vector.state_vector(self.world, self.phase.name)
+
+    def scene(self) -> dict:
+        """The table for ``replay.js``: seats, leader, team, votes, quests; roles are secret."""
+        s = self.world
+        return {
+            "seats": s.seats,
+            "leader": s.leader,
+            "lady": s.lady,
+            "phase": self.phase.name,
+            "round": self.round,
+            "quest": s.quest,
+            "team_sizes": TEAM_SIZES[s.n],
+            "results": s.results,
+            "fails": s.fails,
+            "rejections": s.rejections,
+            "team": list(s.proposal.team) if s.proposal is not None else [],
+            "votes": {s.seats[i]: world.VOTES[v] for i, v in s.revealed.items()},
+            "proposals": [
+                {
+                    "quest": p.quest,
+                    "leader": s.seats[p.leader],
+                    "team": [s.seats[i] for i in p.team],
+                    "approved": p.approved,
+                }
+                for p in s.proposals
+            ],
+            "target": s.seats[s.target] if s.target is not None else None,
+            "winner": s.winner,
+            "ended_by": s.ended_by,
+            "secret": {"roles": s.roles, "sides": [ROLES[r] for r in s.roles]},
+        }
 
     def _render(self) -> str:
         """The whole table, roles included: for people watching, never for a player."""

@@ -454,6 +454,49 @@ class CraftEnv(TaskEnv):
             cache = self._mask_cache = (agent, self._turns, world.legal_mask(self.world, agent))
         return cache[2].copy()
 
+    def scene(self) -> dict:
+        """Places, agents with their inventories, and the goal's recipe tree (``replay.js``)."""
+        layout, state = self.layout, self.world
+        book = layout.book
+        tree: dict[str, dict] = {}
+        todo = [layout.goal]
+        while todo:  # the recipes the goal needs, each once
+            item = todo.pop()
+            recipe = book.recipes.get(item)
+            if item in tree:
+                continue
+            if recipe is None:
+                tree[item] = {"gather": layout.sources.get(item), "tool": book.tools.get(item)}
+                tool = book.tools.get(item)
+                todo += [tool] if tool else []
+                continue
+            tree[item] = {
+                "count": recipe.count,
+                "inputs": [list(pair) for pair in recipe.inputs],
+                "station": recipe.station,
+                "at": layout.stations.get(recipe.station) if recipe.station else None,
+            }
+            todo += [i for i, _ in recipe.inputs]
+        return {
+            "goal": layout.goal,
+            "made_in": state.made_in,
+            "round": state.round,
+            "max_rounds": self.max_cycles,
+            "places": layout.places,
+            "paths": layout.paths,
+            "agents": [
+                {
+                    "name": a,
+                    "place": state.positions[a],
+                    "inventory": {k: v for k, v in state.inventories[a].items() if v},
+                }
+                for a in layout.agents
+            ],
+            "recipes": tree,
+            "transfers": state.transfers,
+            "to_act": self.agent_selection if self.agents else None,
+        }
+
     def _render(self) -> str:
         turn = self.agent_selection if self.agents else None
         return render.board(self.world, self.max_cycles, turn)

@@ -365,6 +365,30 @@ class DebateEnv(TaskEnv):
         right = [float(d.question.correct(self._revealed()[a])) for a in d.agents]
         return np.concatenate([self._vector(d.agents[0]), np.asarray(right, np.float32)])
 
+    def scene(self) -> dict:
+        """The question, its truth, and each agent's reply and answer by round (``replay.js``)."""
+        d = self.debate
+        q = d.question
+        return {
+            "question": q.prompt,
+            "id": q.id,
+            "truth": q.answer,
+            "agents": d.agents,
+            "rounds": d.rounds,
+            "round": d.round,
+            "replies": d.replies,
+            "answers": [
+                {a: (None if v is None else str(v)) for a, v in row.items()} for row in d.read
+            ],
+            "right": [
+                {a: (v is not None and bool(q.correct(v))) for a, v in row.items()}
+                for row in d.read
+            ],
+            "summaries": d.summaries,
+            "final": None if not self._ended_by else str(d.final()),
+            "final_right": bool(self._ended_by) and bool(q.correct(d.final())),
+        }
+
     def _render(self) -> str:
         d = self.debate
         lines = [

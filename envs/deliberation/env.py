@@ -367,6 +367,31 @@ class DeliberationEnv(TaskEnv):
         verdict = "valid" if score.valid else f"invalid ({score.reason})"
         return f"The talk is over. Decision: {said}; it is {verdict}."
 
+    def scene(self) -> dict:
+        """The dialogue, the proposal on the table, the optimum and the score (``replay.js``)."""
+        g = self.game
+        best = scoring.optimum(g)
+        if g.kind == "menu":
+            decision = tuple(g.dishes[i] for i in best.decision)
+        else:
+            decision = tuple((g.tasks[t], self.seats[a]) for t, a in sorted(best.decision.items()))
+        optimum = words.move_text(g, words.Reply("propose", decision)).split(": ", 1)[1]
+        nr = None
+        if self._ended_by and self._score is not None:
+            nr = scoring.metrics(g, self._score)["nr"]
+        return {
+            "game": g.id,
+            "task": type(self).__name__,
+            "round": min(self.round, self.round_limit),
+            "round_limit": self.round_limit,
+            "dialogue": [{"round": r, "who": who, "said": said} for r, who, said in self.dialogue],
+            "proposal": None if self.current is None else self._proposal_text(""),
+            "optimum": best.value,
+            "optimum_decision": optimum,
+            "nr": nr,
+            "ended_by": self._ended_by or None,
+        }
+
     def _render(self) -> str:
         g = self.game
         lines = [f"{type(self).__name__} {g.id}, round {min(self.round, self.round_limit)}"]

@@ -372,6 +372,33 @@ class SearchRescueEnv(TaskEnv):
         turn = self.agent_selection if self.agents else None
         return board.ansi(self.world, self.max_cycles, turn)
 
+    def scene(self) -> dict:
+        """Rooms, doors, agents with their cutters, and bombs with their phases (``replay.js``)."""
+        layout, state = self.layout, self.world
+        return {
+            "rooms": layout.rooms,
+            "edges": layout.edges,
+            "agents": [
+                {"name": a, "room": state.positions[a], "cutters": layout.cutters[a]}
+                for a in layout.agents
+            ],
+            "bombs": [
+                {
+                    "id": b.id,
+                    "room": b.room,
+                    "sequence": b.sequence,
+                    "cut": b.cut,
+                    "status": b.status,
+                }
+                for b in state.bombs
+            ],
+            "score": state.score,
+            "max_score": layout.max_score,
+            "round": state.round,
+            "max_rounds": self.max_cycles,
+            "to_act": self.agent_selection if self.agents else None,
+        }
+
     # -- language interface -------------------------------------------------------------------
 
     def rules_text(self, agent: str) -> str:

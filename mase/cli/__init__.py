@@ -17,6 +17,7 @@ from mase.cli.commands import (
     cmd_eval,
     cmd_list,
     cmd_play,
+    cmd_replay,
     cmd_report,
     cmd_serve,
     cmd_train,
@@ -220,7 +221,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--belief-state", action="store_true", help="keep belief states (BeliefState)")
     p.add_argument(
-        "--record", action="store_true", help="record all events, and model prompts and replies"
+        "--record",
+        action="store_true",
+        help="record all events, the frames `mase replay` draws, and model prompts and replies",
     )
     _add_model_arguments(p)
     p.set_defaults(func=cmd_eval)
@@ -273,6 +276,23 @@ def build_parser() -> argparse.ArgumentParser:
         "else the first table metric present)",
     )
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser(
+        "replay",
+        help="write an HTML page to step through a recorded episode",
+        description="Write one self-contained HTML page (no server, no network) that shows a "
+        "recorded episode step by step: the task's drawing of the world, each move, events, "
+        "messages, beliefs and Theory-of-Mind probes with their true answers. The evaluation "
+        "must have been run with `mase eval --record`.",
+    )
+    p.add_argument("run_dir", metavar="RUN_DIR", help="the evaluation's output directory")
+    p.add_argument(
+        "--episode", type=int, default=None, metavar="K", help="episode number (default: the first)"
+    )
+    p.add_argument(
+        "--out", metavar="FILE.html", help="where to write it (default: RUN_DIR/replay-K.html)"
+    )
+    p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser(
         "serve",

@@ -448,6 +448,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Write the HTML page of one recorded episode (:mod:`mase.replay`) and print its path."""
+    from mase.replay import write_replay
+
+    path = write_replay(args.run_dir, args.episode, args.out)
+    print(f"replay: {path} (open it in a browser; no server needed)")
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     """Print the tables of evaluation directories in a format; plot training curves if asked.
 

@@ -1,4 +1,4 @@
-"""Record everything: every event of an episode and, when a model plays, its prompts."""
+"""Record everything: every event of an episode, its frames and, when a model plays, its prompts."""
 
 from __future__ import annotations
 
@@ -39,14 +39,44 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def frame(env: TaskEnv, actor: str | None = None, round: int | None = None) -> dict[str, Any]:
+    """The world now, as the replay viewer shows it.
+
+    ``{"round", "actor", "events", "text", "scene"}``: the round of the move (``round``, by
+    default the env's round now: a round's last move may have opened the next), who just moved
+    (``None`` at the start), how many events the log holds (the viewer shows those since the
+    last frame), the task's text picture (``_render``) and its
+    :meth:`~mase.task.TaskEnv.scene`.
+    """
+    return {
+        "round": env.round if round is None else round,
+        "actor": actor,
+        "events": len(env.event_log),
+        "text": env._render(),
+        "scene": _jsonable(env.scene()),
+    }
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, tuple | list | set | frozenset):
+        items = sorted(value, key=str) if isinstance(value, set | frozenset) else value
+        return [_jsonable(v) for v in items]
+    if hasattr(value, "tolist"):  # numpy arrays and scalars
+        return value.tolist()
+    return value
+
+
 class Recorder(BaseWrapper):
     """Keeps the whole story of each episode for the run's records.
 
     With :func:`mase.evaluate` (``record=True``, ``mase eval --record``) the runner adds this
     wrapper's ``episode_record()`` to each line of ``episodes.jsonl``: every event (kind,
-    actor, round, audience, facts, note; the agents' ``observe`` views included), and, because
-    :attr:`record_prompts` is set, every model call of every LLM seat (purpose, the full
-    message list, the reply, tokens, latency).
+    actor, round, audience, facts, note; the agents' ``observe`` views included), the
+    episode's frames (:func:`frame`: the world at the start and after every move, which
+    ``mase replay`` draws), and, because :attr:`record_prompts` is set, every model call of
+    every LLM seat (purpose, the full message list, the reply, tokens, latency).
 
     Used on its own (your own step loop), give it ``path``: each finished episode's events are
     appended to that JSONL file as one line ``{"episode", "seed", "events"}``.
@@ -67,6 +97,7 @@ class Recorder(BaseWrapper):
         self.episodes = 0
         self._seed: int | None = None
         self._written = True
+        self.frames: list[dict[str, Any]] = []
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Write the last episode if it was not written yet, then reset."""
@@ -74,11 +105,21 @@ class Recorder(BaseWrapper):
         self.env.reset(seed=seed, options=options)
         self._seed = seed
         self._written = False
+        self.frames = [frame(self.env.unwrapped)]
 
     def step(self, action: Any) -> None:
-        """Take the action; write the episode to ``path`` once every agent is done."""
-        self.env.step(action)
+        """Take the action; write the episode to ``path`` once every agent is done.
+
+        A move of a live agent adds a frame (a dead step, ``None`` for a finished agent, adds
+        none), so ``frames[k + 1]`` is the world after the runner's ``turns[k]``.
+        """
         base = self.env.unwrapped
+        agent = base.agent_selection
+        moved = not (base.terminations.get(agent, True) or base.truncations.get(agent, True))
+        round_ = base.round
+        self.env.step(action)
+        if moved:
+            self.frames.append(frame(base, agent, round_))
         if not base.agents:
             self._flush()
 
@@ -114,8 +155,8 @@ class Recorder(BaseWrapper):
         return records
 
     def episode_record(self) -> dict[str, Any]:
-        """``{"events": [...]}`` for the runner's record of this episode."""
-        return {"events": self.events()}
+        """``{"events": [...], "frames": [...]}`` for the runner's record of this episode."""
+        return {"events": self.events(), "frames": self.frames}
 
     def _flush(self) -> None:
         if self._written:
@@ -123,7 +164,12 @@ class Recorder(BaseWrapper):
         self._written = True
         if self.path is None:
             return
-        line = {"episode": self.episodes, "seed": self._seed, "events": self.events()}
+        line = {
+            "episode": self.episodes,
+            "seed": self._seed,
+            "events": self.events(),
+            "frames": self.frames,
+        }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a") as f:
             f.write(json.dumps(line) + "\n")

@@ -1,0 +1,173 @@
+"""Replays: one recorded episode as a self-contained HTML page, to step through in a browser.
+
+``mase eval --record`` keeps each episode's frames (:func:`mase.wrappers.recorder.frame`: the
+world at the start and after every move, as the task's text picture and its
+:meth:`~mase.task.TaskEnv.scene`), its events, messages with what they were read to claim,
+belief scores and Theory-of-Mind probes with their true answers and evidence.
+:func:`replay_html` turns one such record into a page that needs no server and no network: the
+record is embedded as JSON, the viewer is plain JavaScript (``viewer.js``) and the task's
+drawing is its own ``replay.js`` (``draw(scene, element, options)``, found beside the task's
+module), so the shared part (slider, play button, the step's move, events, messages, beliefs
+and probes, the text picture) is the same for every task.
+
+A page opened with ``#step=K`` shows step K; with ``#selftest`` it steps itself through and
+writes what it found (console errors, whether the slider moved the drawing) into an element
+``#selftest-result``: the browser test reads it from the page's DOM.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from mase.runner.store import read_records
+
+__all__ = ["episode_records", "find_run", "replay_html", "task_drawing", "write_replay"]
+
+_HERE = resources.files(__name__)
+
+
+def task_drawing(env_id: str, env_kwargs: dict | None = None) -> str:
+    """The JavaScript that draws ``env_id``'s scenes (its package's ``replay.js``), or ``""``."""
+    from mase.registry import make
+
+    env = make(env_id, **(env_kwargs or {}))
+    try:
+        module = type(env.unwrapped).__module__
+    finally:
+        env.close()
+    package = module.rpartition(".")[0]
+    if not package:  # a task defined in a script or a top-level module draws no scene
+        return ""
+    script = resources.files(package) / "replay.js"
+    return script.read_text() if script.is_file() else ""
+
+
+def find_run(path: str | os.PathLike) -> Path:
+    """The evaluation directory at or under ``path`` (the one holding ``episodes.jsonl``).
+
+    Raises:
+        FileNotFoundError: no evaluation is there.
+        ValueError: several are (a run of several teams): the message lists them.
+    """
+    root = Path(path)
+    if (root / "episodes.jsonl").is_file():
+        return root
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root} is not a directory")
+    runs = sorted(p.parent for p in root.rglob("episodes.jsonl"))
+    if not runs:
+        raise FileNotFoundError(f"{root} holds no evaluation (no episodes.jsonl under it)")
+    if len(runs) > 1:
+        listed = "\n  ".join(str(p) for p in runs)
+        raise ValueError(f"{root} holds {len(runs)} evaluations; replay one of them:\n  {listed}")
+    return runs[0]
+
+
+def episode_records(run: Path) -> list[dict]:
+    """The finished episodes of the evaluation ``run``, by episode number."""
+    records = [r for r in read_records(run / "episodes.jsonl") if not r.get("failed")]
+    return sorted(records, key=lambda r: r["episode"])
+
+
+def _slim(record: dict) -> dict:
+    """The record without the model calls' prompts (the page shows each turn's reply)."""
+    slim = dict(record)
+    seats = record.get("seats")
+    if isinstance(seats, dict):
+        slim["seats"] = {
+            seat: {k: v for k, v in data.items() if k != "calls"}
+            if isinstance(data, dict)
+            else data
+            for seat, data in seats.items()
+        }
+    return slim
+
+
+def _embedded(data: Any) -> str:
+    """JSON that can sit inside a ``<script>`` element (no ``</`` or ``<!--`` in it)."""
+    text = json.dumps(data, ensure_ascii=False)
+    return text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
+
+
+def _script(source: str) -> str:
+    return source.replace("</script", "<\\/script")
+
+
+def replay_html(record: dict, config: dict, drawing: str = "") -> str:
+    """The page of one episode's ``record`` from an evaluation set up as ``config``.
+
+    Args:
+        record: a line of ``episodes.jsonl`` recorded with ``--record`` (it has ``frames``).
+        config: the evaluation's ``config.json`` (the task id and team, for the title).
+        drawing: the task's ``replay.js`` (:func:`task_drawing`); without it the page shows
+            the task's text picture alone.
+
+    Raises:
+        ValueError: the record has no frames (the evaluation was not run with ``--record``).
+    """
+    if not record.get("frames"):
+        raise ValueError(
+            f"episode {record.get('episode')} has no frames to replay: record the evaluation "
+            "with `mase eval --record`"
+        )
+    env_id = str(config.get("env_id", "?"))
+    team = str(config.get("team", "?"))
+    title = f"{env_id}: {team}, episode {record.get('episode')} (seed {record.get('seed')})"
+    page = {"title": title, "config": config, "record": _slim(record)}
+    template = (_HERE / "viewer.html").read_text()
+    return (
+        template.replace("{{title}}", html.escape(title))
+        .replace("{{style}}", (_HERE / "viewer.css").read_text())
+        .replace("{{episode}}", _embedded(page))
+        .replace("{{drawing}}", _script(drawing))
+        .replace("{{viewer}}", _script((_HERE / "viewer.js").read_text()))
+    )
+
+
+def write_replay(
+    run_dir: str | os.PathLike,
+    episode: int | None = None,
+    out: str | os.PathLike | None = None,
+) -> Path:
+    """Write the page of one recorded episode of the evaluation at (or under) ``run_dir``.
+
+    Args:
+        run_dir: an evaluation's output directory (``mase eval --record --out DIR``).
+        episode: the episode number (default: the first recorded one).
+        out: the HTML file (default: ``replay-<episode>.html`` in the evaluation's directory).
+
+    Returns:
+        The path of the page written.
+
+    Raises:
+        FileNotFoundError: no evaluation is there.
+        ValueError: several evaluations are there, the episode is not among the finished
+            ones, or it was not recorded with ``--record``.
+    """
+    run = find_run(run_dir)
+    records = episode_records(run)
+    if not records:
+        raise ValueError(f"{run} holds no finished episode")
+    if episode is None:
+        record = records[0]
+    else:
+        found = [r for r in records if r["episode"] == episode]
+        if not found:
+            have = ", ".join(str(r["episode"]) for r in records[:20])
+            raise ValueError(f"{run} holds no finished episode {episode} (it holds: {have})")
+        record = found[0]
+    config_path = run / "config.json"
+    config = json.loads(config_path.read_text()) if config_path.is_file() else {}
+    drawing = ""
+    if config.get("env_id"):
+        drawing = task_drawing(config["env_id"], config.get("env_kwargs"))
+    page = replay_html(record, config, drawing)
+    target = Path(out) if out is not None else run / f"replay-{record['episode']}.html"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(page, encoding="utf-8")
+    return target
