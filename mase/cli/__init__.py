@@ -14,6 +14,7 @@ from typing import Any
 import mase
 from mase.agents import policy_names
 from mase.cli.commands import (
+    cmd_crossplay,
     cmd_eval,
     cmd_list,
     cmd_play,
@@ -276,6 +277,37 @@ def build_parser() -> argparse.ArgumentParser:
         "else the first table metric present)",
     )
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser(
+        "crossplay",
+        help="play every pairing of policies: the ad hoc teamwork matrix",
+        description="Play every pairing of the policies on a task and print (and plot) the "
+        "matrix of a metric with 95%% intervals. Rows: the policy of the first seat (or, in a "
+        "task with sides, of the first side); columns: the policy of the other seats (the "
+        "other side). Every cell plays the same seeds; each is an evaluation directory under "
+        "--out, so --resume continues an interrupted matrix.",
+    )
+    _add_task_arguments(p)
+    p.add_argument(
+        "--policies",
+        required=True,
+        metavar="A,B,...",
+        help="the policies to pair, e.g. scripted,random,cbs,mappo (any team-spec policy name)",
+    )
+    p.add_argument(
+        "--episodes", type=_positive_int, default=10, help="episodes per cell (default 10)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the first episode (default 0)")
+    p.add_argument("--out", help="output directory (a directory per cell, crossplay.json)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted matrix")
+    p.add_argument("--metric", help="the metric (default: the task's headline column)")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the matrix as a heatmap")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument(
+        "--concurrency", type=_positive_int, default=None, metavar="K", help="episodes at once"
+    )
+    _add_model_arguments(p)
+    p.set_defaults(func=cmd_crossplay)
 
     p = sub.add_parser(
         "replay",

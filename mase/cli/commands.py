@@ -448,6 +448,48 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_crossplay(args: argparse.Namespace) -> int:
+    """Play every pairing of the policies (:mod:`mase.crossplay`), print and plot the matrix."""
+    from mase.crossplay import cell_team, crossplay, plot_crossplay
+
+    policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+    if args.plot and not args.plot.endswith(".png"):
+        raise ValueError(f"--plot writes a PNG file: give FILE.png, not {args.plot!r}")
+    env_kwargs = dict(args.env_arg or [])
+    probe = mase.make(args.env, **env_kwargs)
+    probe.reset(seed=0)
+    seats, sides = list(probe.possible_agents), probe.unwrapped.sides
+    teams = [cell_team(probe, r, c)[0] for r in policies for c in policies]
+    llm_teams = sorted({t for t in teams if uses_llm(t, seats, sides)})
+    probe.close()
+    with model_endpoint(args, args.env, llm_teams) as (llm, where):
+        result = crossplay(
+            args.env,
+            policies,
+            episodes=args.episodes,
+            seed=args.seed,
+            out=args.out,
+            resume=args.resume,
+            metric=args.metric,
+            env_kwargs=env_kwargs,
+            progress=not args.quiet,
+            llm=llm,
+            concurrency=args.concurrency,
+            messages=not args.no_messages,
+        )
+    seeds = f"seeds {args.seed}...{args.seed + args.episodes - 1}"
+    print(f"\n{args.env}: cross-play on {result.metric} ({args.episodes} episodes a cell, {seeds};")
+    print(f"rows: {result.row_role}, columns: {result.column_role}; mean [t 95% interval])")
+    print(result.table())
+    if where:
+        print(f"model seats: {where}")
+    if args.plot:
+        print(f"plot: {plot_crossplay(result, args.plot)}")
+    if args.out:
+        print(f"records: {args.out} (a directory a cell; crossplay.json)")
+    return 1 if all(c.mean is None for c in result.cells) else 0
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     """Write the HTML page of one recorded episode (:mod:`mase.replay`) and print its path."""
     from mase.replay import write_replay

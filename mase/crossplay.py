@@ -1,0 +1,251 @@
+"""Cross-play: every pairing of policies on a task, the ad hoc teamwork table.
+
+A cell of the matrix is one evaluation (:func:`mase.evaluate`) of a team made of two policies:
+
+- in a task whose seats are dealt sides (Avalon: good and evil), the row policy plays the
+  first side and the column policy the second, whichever seats they are dealt each game;
+- in a cooperative task, the row policy sits in the first seat and the column policy in every
+  other seat: one newcomer among partners it never trained or planned with (the diagonal is the
+  team of one policy).
+
+Every cell plays the same seeds, so the cells are paired. Each cell is written to its own
+directory under ``out`` (``config.json``, ``episodes.jsonl``, ``summary.json``), so an
+interrupted matrix resumes cell by cell and episode by episode (``resume=True``), and
+``crossplay.json`` holds the matrix. A pairing that cannot be seated (a checkpoint trained for
+the other side) is a cell with its reason, not the end of the matrix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Cell", "CrossPlay", "cell_team", "crossplay", "plot_crossplay"]
+
+
+@dataclass
+class Cell:
+    """One pairing's result on the matrix's metric.
+
+    Attributes:
+        row, column: the two policies.
+        team: the team spec played.
+        mean: the metric's mean over the episodes (``None`` when the cell failed).
+        ci95: its Student t 95% interval (``None`` with fewer than two episodes).
+        n: episodes measured.
+        error: why the cell could not be played, or ``""``.
+    """
+
+    row: str
+    column: str
+    team: str
+    mean: float | None = None
+    ci95: tuple[float, float] | None = None
+    n: int = 0
+    error: str = ""
+
+
+@dataclass
+class CrossPlay:
+    """The matrix: rows and columns of policies, each cell's result on ``metric``."""
+
+    env_id: str
+    metric: str
+    policies: list[str]
+    row_role: str
+    column_role: str
+    episodes: int
+    seed: int
+    cells: list[Cell] = field(default_factory=list)
+
+    def cell(self, row: str, column: str) -> Cell:
+        """The cell of ``row`` with ``column``."""
+        return next(c for c in self.cells if c.row == row and c.column == column)
+
+    def table(self, fmt: str = "{:.3g}") -> str:
+        """The matrix as aligned text: ``mean [low, high]`` per cell (``n/a`` with a reason)."""
+        header = [f"{self.row_role} \\ {self.column_role}", *self.policies]
+        lines = [header]
+        for row in self.policies:
+            line = [row]
+            for column in self.policies:
+                c = self.cell(row, column)
+                if c.mean is None:
+                    line.append("n/a")
+                elif c.ci95 is None:
+                    line.append(fmt.format(c.mean))
+                else:
+                    low, high = c.ci95
+                    line.append(f"{fmt.format(c.mean)} [{fmt.format(low)}, {fmt.format(high)}]")
+            lines.append(line)
+        widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+        text = ["  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True)).rstrip()
+                for line in lines]  # fmt: skip
+        text.insert(1, "  ".join("-" * w for w in widths))
+        failed = [c for c in self.cells if c.error]
+        for c in failed:
+            text.append(f"n/a: {c.row} with {c.column}: {c.error}")
+        return "\n".join(text)
+
+    def to_json(self) -> dict[str, Any]:
+        """The matrix as plain data (``crossplay.json``)."""
+        return asdict(self)
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "policy"
+
+
+def cell_team(env: Any, row: str, column: str) -> tuple[str, str, str]:
+    """``(team spec, row role, column role)`` of a pairing on ``env`` (module docstring)."""
+    sides = tuple(env.unwrapped.sides)
+    if len(sides) >= 2:
+        if len(sides) > 2:
+            rest = ",".join(f"{s}={column}" for s in sides[2:])
+            return f"{sides[0]}={row},{sides[1]}={column},{rest}", sides[0], "others"
+        return f"{sides[0]}={row},{sides[1]}={column}", sides[0], sides[1]
+    first = env.possible_agents[0]
+    return f"{column},{first}={row}", f"{first} (one seat)", "the other seats"
+
+
+def _headline(env: Any) -> str:
+    columns = getattr(env.unwrapped, "table_columns", ()) or ()
+    return columns[0][0] if columns else "score"
+
+
+def crossplay(
+    env_id: str,
+    policies: list[str],
+    episodes: int = 10,
+    seed: int = 0,
+    out: str | os.PathLike | None = None,
+    resume: bool = False,
+    metric: str | None = None,
+    env_kwargs: dict | None = None,
+    progress: bool = False,
+    **evaluate_options: Any,
+) -> CrossPlay:
+    """Play every pairing of ``policies`` on ``env_id`` and gather the matrix.
+
+    Args:
+        env_id: a registered task.
+        policies: policy names (as in a team spec: ``scripted``, ``random``, ``cbs``, ``llm``,
+            a task's own, ``mappo:PATH``); at least one.
+        episodes: episodes per cell (seeds ``seed`` to ``seed + episodes - 1`` in every cell).
+        seed: the first seed.
+        out: the matrix's directory (a directory per cell, and ``crossplay.json``); ``None``
+            writes nothing.
+        resume: continue an interrupted matrix in ``out`` (finished episodes are kept).
+        metric: the metric of the matrix (default: the task's headline column, else
+            ``score``).
+        env_kwargs: task arguments.
+        progress: a progress bar per cell.
+        **evaluate_options: more :func:`mase.evaluate` arguments (``llm``, ``concurrency``,
+            ``messages``, ``probes``, ...).
+
+    Raises:
+        ValueError: no policy, or a policy named twice.
+    """
+    import mase
+
+    if not policies:
+        raise ValueError("cross-play needs at least one policy")
+    if len(set(policies)) != len(policies):
+        raise ValueError(f"a policy is named twice in {policies}")
+    env = mase.make(env_id, **(env_kwargs or {}))
+    env.reset(seed=seed)
+    metric = metric or _headline(env)
+    _, row_role, column_role = cell_team(env, policies[0], policies[0])
+    result = CrossPlay(env_id, metric, list(policies), row_role, column_role, episodes, seed)
+    root = Path(out) if out is not None else None
+    for row in policies:
+        for column in policies:
+            team, _, _ = cell_team(env, row, column)
+            cell = Cell(row, column, team)
+            where = root / f"{_slug(row)}__{_slug(column)}" if root is not None else None
+            try:
+                summary = mase.evaluate(
+                    env_id,
+                    team,
+                    episodes=episodes,
+                    seed=seed,
+                    out=where,
+                    resume=resume,
+                    env_kwargs=env_kwargs,
+                    progress=progress,
+                    label=f"{row} with {column}",
+                    **evaluate_options,
+                )
+            except (ValueError, ImportError, FileNotFoundError, KeyError) as exc:
+                cell.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            else:
+                failed = summary.get("failed") or 0
+                stats = summary.get("metrics", {}).get(metric)
+                if stats is None or stats.get("mean") is None:
+                    known = sorted(summary.get("metrics", {}))
+                    cell.error = (
+                        f"all {failed} episodes failed (their records say why)"
+                        if failed
+                        else f"no metric {metric!r} in its records (metrics: {known})"
+                    )
+                else:
+                    cell.mean, cell.n = float(stats["mean"]), int(stats["n"])
+                    half = stats.get("ci95")  # the t interval's half-width
+                    cell.ci95 = None if half is None else (cell.mean - half, cell.mean + half)
+                    if failed:
+                        cell.error = f"{failed} episode(s) failed and are left out"
+            result.cells.append(cell)
+    env.close()
+    if root is not None:
+        root.mkdir(parents=True, exist_ok=True)
+        (root / "crossplay.json").write_text(json.dumps(result.to_json(), indent=2) + "\n")
+    return result
+
+
+def plot_crossplay(result: CrossPlay, out: str | os.PathLike) -> Path:
+    """A heatmap of the matrix: each cell's mean, and its 95% interval's half-width under it."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError("plots need matplotlib: pip install 'mase-suite[rl]'") from None
+    import numpy as np
+
+    k = len(result.policies)
+    values = np.full((k, k), np.nan)
+    for i, row in enumerate(result.policies):
+        for j, column in enumerate(result.policies):
+            mean = result.cell(row, column).mean
+            values[i, j] = np.nan if mean is None else mean
+    fig, ax = plt.subplots(figsize=(1.6 + 1.5 * k, 1.2 + 1.2 * k))
+    image = ax.imshow(np.ma.masked_invalid(values), cmap="viridis", aspect="auto")
+    fig.colorbar(image, ax=ax, label=result.metric)
+    finite = values[np.isfinite(values)]
+    middle = (finite.min() + finite.max()) / 2 if finite.size else 0.0
+    for i, row in enumerate(result.policies):
+        for j, column in enumerate(result.policies):
+            c = result.cell(row, column)
+            if c.mean is None:
+                text, colour = "n/a", "black"
+            else:
+                half = f"\n± {(c.ci95[1] - c.ci95[0]) / 2:.3g}" if c.ci95 else ""
+                text = f"{c.mean:.3g}{half}"
+                colour = "black" if c.mean > middle else "white"
+            ax.text(j, i, text, ha="center", va="center", color=colour, fontsize=10)
+    ax.set_xticks(range(k), result.policies)
+    ax.set_yticks(range(k), result.policies)
+    ax.set_xlabel(result.column_role)
+    ax.set_ylabel(result.row_role)
+    ax.set_title(f"{result.env_id}: {result.metric} ({result.episodes} episodes a cell, 95% CI)")
+    fig.tight_layout()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out
