@@ -14,6 +14,7 @@ from mase.report import (
     improvement_interval,
     interquartile_mean,
     iqm_interval,
+    load_summaries,
     plot_learning_curves,
     probability_of_improvement,
     read_curves,
@@ -307,3 +308,62 @@ def test_a_picture_of_text_with_dollar_signs_is_drawn_as_written():
         pytest.skip("matplotlib is not installed")
     image = rendering.text_image("It costs $4.50 and $x^2$ {unbalanced $ sign")
     assert image.ndim == 3 and image.shape[2] == 3
+
+
+# -- evaluation plots ---------------------------------------------------------------------------
+
+
+def test_evaluation_panels_carry_each_teams_mean_and_t_interval(tmp_path):
+    from mase.report.plots import evaluation_panels
+
+    for team in ("scripted", "random"):
+        mase.evaluate("mase/SearchRescue-v0", team, episodes=4, out=tmp_path / team)
+    summaries = load_summaries([tmp_path])
+    panels = evaluation_panels(summaries, [("score", "score", "{:.1f}"), ("nope", "x", "")])
+    assert [p["kind"] for p in panels] == ["bars"]  # a metric no team has draws no panel
+    bars = {team: (mean, low, high) for team, mean, low, high in panels[0]["series"]}
+    for s in summaries:
+        m = s["metrics"]["score"]
+        assert bars[s["team"]] == pytest.approx(
+            (m["mean"], m["mean"] - m["ci95"], m["mean"] + m["ci95"])
+        )
+
+
+def test_tom_accuracy_by_level_has_wilson_intervals(tmp_path):
+    from mase.report.plots import evaluation_panels, wilson_interval
+
+    summary = {"team": "t", "env_id": "e", "metrics": {},
+               "tom": {"introspection": {"accuracy": 0.9, "correct": 36, "n": 40},
+                       "second_order": {"accuracy": 0.5, "correct": 1, "n": 2}}}  # fmt: skip
+    (panel,) = evaluation_panels([summary], [])
+    assert panel["kind"] == "tom"
+    rows = {level: (acc, low, high, n) for _, level, acc, low, high, n in panel["series"]}
+    assert rows["introspection"][0] == 0.9 and rows["introspection"][3] == 40
+    assert rows["second_order"][1:3] == pytest.approx(wilson_interval(1, 2))
+    low, high = wilson_interval(36, 40)
+    assert 0.76 < low < 0.77 and 0.96 < high < 0.97  # the Wilson interval of 36/40
+    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == 1.0
+
+
+def test_a_debates_accuracy_is_drawn_by_round(tmp_path):
+    from mase.report.plots import evaluation_panels
+
+    mase.evaluate("mase/Debate-v0", "scripted", episodes=3, out=tmp_path / "d")
+    (summary,) = load_summaries([tmp_path])
+    panels = {p["kind"]: p for p in evaluation_panels([summary], [])}
+    ((team, points),) = panels["rounds"]["series"]
+    assert [p[0] for p in points] == [1, 2]
+    assert points[0][1] == pytest.approx(summary["metrics"]["round1_correct"]["mean"])
+
+
+def test_report_plot_draws_evaluations_and_curves_side_by_side(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    mase.evaluate("mase/SearchRescue-v0", "scripted", episodes=2, out=tmp_path / "eval")
+    write_metrics(tmp_path / "train")
+    png = tmp_path / "report.png"
+    assert main(["report", str(tmp_path), "--plot", str(png)]) == 0
+    printed = capsys.readouterr().out
+    assert f"evaluation plot: {png}" in printed
+    assert f"learning curves: {tmp_path / 'report-curves.png'}" in printed
+    for path in (png, tmp_path / "report-curves.png"):
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -260,10 +260,14 @@ def build_parser() -> argparse.ArgumentParser:
         "report",
         help="print tables from evaluation directories",
         description="Tabulate the summary.json files under the given directories; with --plot, "
-        "draw the learning curves of the training logs there.",
+        "draw them (each headline metric per team with 95%% intervals, Theory-of-Mind "
+        "accuracy by level, a debate's accuracy by round) and the learning curves of the "
+        "training logs there (FILE-curves.png beside the evaluation plot).",
     )
     p.add_argument("paths", nargs="+", help="evaluation or training output directories")
-    p.add_argument("--plot", metavar="FILE.png", help="draw the training logs' learning curves")
+    p.add_argument(
+        "--plot", metavar="FILE.png", help="draw the evaluations and the learning curves"
+    )
     p.add_argument(
         "--format",
         choices=("table", "markdown", "csv", "json"),

@@ -500,7 +500,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """Print the tables of evaluation directories in a format; plot training curves if asked.
+    """Print the tables of evaluation directories in a format; plot them and curves if asked.
 
     The tables: results (mean ± sd), confidence intervals (t and IQM), probability of
     improvement between teams on one task, ToM accuracy. Notes that are not tables go to
@@ -525,9 +525,16 @@ def cmd_report(args: argparse.Namespace) -> int:
                 if line:
                     print(line, file=notes)
     if args.plot:
-        if not logs:
-            raise ValueError(f"no training log (metrics.csv, progress.csv) under {args.paths}")
-        print(f"learning curves: {plot_learning_curves(logs, args.plot)}", file=notes)
+        from mase.report.plots import plot_evaluations
+
+        if summaries:
+            columns = [c for c in _table_columns(summaries) if c not in USAGE_COLUMNS]
+            drawn = plot_evaluations(summaries, columns, args.plot)
+            print(f"evaluation plot: {drawn}", file=notes)
+        if logs:  # beside the evaluation plot when there is one
+            path = Path(args.plot)
+            curves = path.with_name(f"{path.stem}-curves{path.suffix}") if summaries else path
+            print(f"learning curves: {plot_learning_curves(logs, curves)}", file=notes)
     elif logs:
         logs_line = "training logs: " + ", ".join(map(str, logs))
         print(logs_line + " (add --plot FILE.png to draw)", file=notes)
