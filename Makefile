@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export SDL_VIDEODRIVER := dummy
 
-.PHONY: demo test lint format bench clean local real-model
+.PHONY: demo test lint format bench clean local real-model docs
 
 # The local extra's llama.cpp, built once for any x86-64 CPU with AVX2 rather than for this one
 # (a native build may use instructions a virtual CPU refuses: "Illegal instruction"), kept
@@ -18,7 +18,7 @@ LOCAL_STAMP := $(VENV)/.installed-local
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[rl,debate,deliberation,agentverse,ray,rllib,dev]"
+	$(BIN)/pip install --quiet -e ".[rl,debate,deliberation,agentverse,ray,rllib,docs,dev]"
 	touch $(STAMP)
 
 ## demo: the paper's Tables 1 and 2 on search and rescue: random, scripted, CBS, MAPPO, SB3 PPO,
@@ -60,6 +60,12 @@ real-model: $(LOCAL_STAMP)
 	$(BIN)/mase eval --preset paper-table1 --episodes 1 --out runs/real-sar $(REAL)
 	$(BIN)/mase eval --preset deliberation --episodes 1 --out runs/real-deliberation $(REAL)
 	$(BIN)/mase eval --preset avalonplay-7 --episodes 1 --out runs/real-avalon $(REAL)
+
+## docs: the documentation site in docs/_build/html, strictly (a warning fails the build); make
+## test builds it too (tests/test_docs.py)
+docs: $(STAMP)
+	$(BIN)/python -m sphinx -b html -W --keep-going -q docs docs/_build/html
+	@echo "docs: docs/_build/html/index.html"
 
 ## lint: ruff lint and format check
 lint: $(STAMP)

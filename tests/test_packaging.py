@@ -109,6 +109,13 @@ def test_the_built_wheel_installs_and_imports_in_a_fresh_venv(tmp_path):
         "[importlib.import_module(n) for n in names]\n"
         "import mase\n"
         "env = mase.make('mase/SearchRescue-v0'); env.reset(seed=0)\n"
+        "from importlib import resources\n"
+        "from mase.replay import task_drawing\n"
+        "assert all((resources.files('mase.replay') / f).is_file()\n"
+        "           for f in ('viewer.html', 'viewer.css', 'viewer.js'))\n"
+        "assert all(task_drawing(i) for i in ('mase/SearchRescue-v0', 'mase/Avalon-v0',\n"
+        "           'mase/Debate-v0', 'mase/MenuDesign-v0', 'mase/Craft-v0',\n"
+        "           'mase/AgentVerse-v0'))\n"
         "print(len(names), mase.__file__)\n"
     )
     result = subprocess.run(

@@ -1,0 +1,30 @@
+"""Sphinx configuration of MASE's documentation site (``make docs``; built in ``make test``)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))
+
+import mase  # noqa: E402
+
+project = "MASE"
+release = mase.__version__
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "myst_parser",
+    "mase_docs",
+]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "_ext", "training/*/*.json", "training/mappo-avalon/*/**"]
+html_theme = "alabaster"
+html_theme_options = {"description": "multi-agent collaboration tasks for LLM teams and MARL"}
+html_title = f"MASE {release}"
+autodoc_member_order = "bysource"
+autodoc_default_options = {"members": True, "show-inheritance": True}
+autodoc_typehints = "description"
+napoleon_google_docstring = True
+napoleon_numpy_docstring = False
+napoleon_use_ivar = True  # a class's Attributes: section beside autodoc's own entries
+myst_heading_anchors = 3
