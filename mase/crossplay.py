@@ -112,9 +112,12 @@ def cell_team(env: Any, row: str, column: str) -> tuple[str, str, str]:
     return f"{column},{first}={row}", f"{first} (one seat)", "the other seats"
 
 
-def _headline(env: Any) -> str:
-    columns = getattr(env.unwrapped, "table_columns", ()) or ()
-    return columns[0][0] if columns else "score"
+def _headline(env: Any, summaries: list[dict]) -> str:
+    """The task's first headline column its records hold (then score, rounds, valid actions)."""
+    columns = [key for key, _, _ in getattr(env.unwrapped, "table_columns", ()) or ()]
+    held = {k for s in summaries for k, v in s.get("metrics", {}).items() if isinstance(v, dict)}
+    candidates = [*columns, "score", "rounds", "valid_action_rate"]
+    return next((k for k in candidates if k in held), candidates[0])
 
 
 def crossplay(
@@ -140,8 +143,8 @@ def crossplay(
         out: the matrix's directory (a directory per cell, and ``crossplay.json``); ``None``
             writes nothing.
         resume: continue an interrupted matrix in ``out`` (finished episodes are kept).
-        metric: the metric of the matrix (default: the task's headline column, else
-            ``score``).
+        metric: the metric of the matrix (default: the first of the task's headline columns
+            that its records hold, else ``score``, ``rounds``, ``valid_action_rate``).
         env_kwargs: task arguments.
         progress: a progress bar per cell.
         **evaluate_options: more :func:`mase.evaluate` arguments (``llm``, ``concurrency``,
@@ -158,10 +161,9 @@ def crossplay(
         raise ValueError(f"a policy is named twice in {policies}")
     env = mase.make(env_id, **(env_kwargs or {}))
     env.reset(seed=seed)
-    metric = metric or _headline(env)
     _, row_role, column_role = cell_team(env, policies[0], policies[0])
-    result = CrossPlay(env_id, metric, list(policies), row_role, column_role, episodes, seed)
     root = Path(out) if out is not None else None
+    played: list[tuple[Cell, dict | None]] = []
     for row in policies:
         for column in policies:
             team, _, _ = cell_team(env, row, column)
@@ -182,28 +184,38 @@ def crossplay(
                 )
             except (ValueError, ImportError, FileNotFoundError, KeyError) as exc:
                 cell.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            else:
-                failed = summary.get("failed") or 0
-                stats = summary.get("metrics", {}).get(metric)
-                if stats is None or stats.get("mean") is None:
-                    known = sorted(summary.get("metrics", {}))
-                    cell.error = (
-                        f"all {failed} episodes failed (their records say why)"
-                        if failed
-                        else f"no metric {metric!r} in its records (metrics: {known})"
-                    )
-                else:
-                    cell.mean, cell.n = float(stats["mean"]), int(stats["n"])
-                    half = stats.get("ci95")  # the t interval's half-width
-                    cell.ci95 = None if half is None else (cell.mean - half, cell.mean + half)
-                    if failed:
-                        cell.error = f"{failed} episode(s) failed and are left out"
-            result.cells.append(cell)
+                summary = None
+            played.append((cell, summary))
+    metric = metric or _headline(env, [s for _, s in played if s is not None])
+    result = CrossPlay(env_id, metric, list(policies), row_role, column_role, episodes, seed)
+    for cell, summary in played:
+        if summary is not None:
+            _fill(cell, summary, metric)
+        result.cells.append(cell)
     env.close()
     if root is not None:
         root.mkdir(parents=True, exist_ok=True)
         (root / "crossplay.json").write_text(json.dumps(result.to_json(), indent=2) + "\n")
     return result
+
+
+def _fill(cell: Cell, summary: dict, metric: str) -> None:
+    """Put a cell's evaluation on ``metric`` into it (or why it has no number)."""
+    failed = summary.get("failed") or 0
+    stats = summary.get("metrics", {}).get(metric)
+    if stats is None or stats.get("mean") is None:
+        known = sorted(summary.get("metrics", {}))
+        cell.error = (
+            f"all {failed} episodes failed (their records say why)"
+            if failed
+            else f"no metric {metric!r} in its records (metrics: {known})"
+        )
+        return
+    cell.mean, cell.n = float(stats["mean"]), int(stats["n"])
+    half = stats.get("ci95")  # the t interval's half-width
+    cell.ci95 = None if half is None else (cell.mean - half, cell.mean + half)
+    if failed:
+        cell.error = f"{failed} episode(s) failed and are left out"
 
 
 def plot_crossplay(result: CrossPlay, out: str | os.PathLike) -> Path:

@@ -33,6 +33,7 @@ from mase.actions import brief
 from mase.agents import CodeActAgent, LLMAgent, RandomPolicy
 from mase.batch import check_batch
 from mase.checks import check_task
+from mase.crossplay import crossplay
 from mase.fuzz import KINDS, fuzz_task
 from mase.llm import LLMConfig, offline_server
 from mase.runner import run_episode
@@ -130,6 +131,18 @@ def test_a_recorded_episode_replays_as_a_page(tmp_path, env_id):
     code = page.replace(embedded.group(1), "")  # the page itself loads nothing from anywhere
     loads = r"<(link|img|iframe)\b|\b(src|href)\s*=|url\(|@import|fetch\(|XMLHttp"
     assert not re.search(loads, code)
+
+
+@pytest.mark.parametrize("env_id", TASKS)
+def test_a_crossplay_matrix_plays_every_pairing(env_id):
+    """mase crossplay seats any task's policies pairwise, on its headline metric."""
+    policies = ["random", *(["scripted"] if getattr(task_class(env_id), "scripted_policy", None)
+                            else [])]  # fmt: skip
+    result = crossplay(env_id, policies, episodes=1, seed=2)
+    assert len(result.cells) == len(policies) ** 2
+    for cell in result.cells:
+        assert not cell.error and cell.n == 1 and cell.mean is not None, cell
+    assert result.table().count("\n") == len(policies) + 1
 
 
 # -- input that is not a move -----------------------------------------------------------------
