@@ -2,7 +2,7 @@
 
 A cell of the matrix is one evaluation (:func:`mase.evaluate`) of a team made of two policies:
 
-- in a task whose seats are dealt sides (Avalon: good and evil), the row policy plays the
+- in a task whose seats are dealt sides (``env.unwrapped.sides``), the row policy plays the
   first side and the column policy the second, whichever seats they are dealt each game;
 - in a cooperative task, the row policy sits in the first seat and the column policy in every
   other seat: one newcomer among partners it never trained or planned with (the diagonal is the
@@ -136,8 +136,8 @@ def crossplay(
 
     Args:
         env_id: a registered task.
-        policies: policy names (as in a team spec: ``scripted``, ``random``, ``cbs``, ``llm``,
-            a task's own, ``mappo:PATH``); at least one.
+        policies: policy names as in a team spec (``scripted``, ``random``, ``llm``, a task's
+            own, a checkpoint's ``NAME:PATH``); at least one.
         episodes: episodes per cell (seeds ``seed`` to ``seed + episodes - 1`` in every cell).
         seed: the first seed.
         out: the matrix's directory (a directory per cell, and ``crossplay.json``); ``None``

@@ -56,7 +56,7 @@ def test_a_pairing_that_cannot_be_seated_is_a_cell_with_its_reason(tmp_path):
     assert "n/a" in table and "unknown policy" in table
 
 
-def test_the_plot_is_a_heatmap_with_a_cell_per_pairing(tmp_path):
+def test_the_matrix_is_plotted_as_a_png(tmp_path):
     result = crossplay("mase/Avalon-v0", ["scripted", "random"], episodes=2)
     png = plot_crossplay(result, tmp_path / "m.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -261,8 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="print tables from evaluation directories",
         description="Tabulate the summary.json files under the given directories; with --plot, "
         "draw them (each headline metric per team with 95%% intervals, Theory-of-Mind "
-        "accuracy by level, a debate's accuracy by round) and the learning curves of the "
-        "training logs there (FILE-curves.png beside the evaluation plot).",
+        "accuracy by level, accuracy by round where a task reports it) and the learning curves "
+        "of the training logs there (FILE-curves.png beside the evaluation plot).",
     )
     p.add_argument("paths", nargs="+", help="evaluation or training output directories")
     p.add_argument(
@@ -296,7 +296,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--policies",
         required=True,
         metavar="A,B,...",
-        help="the policies to pair, e.g. scripted,random,cbs,mappo (any team-spec policy name)",
+        help="the policies to pair, e.g. scripted,random (any team-spec policy name, a task's own "
+        "included: `mase list` shows them)",
     )
     p.add_argument(
         "--episodes", type=_positive_int, default=10, help="episodes per cell (default 10)"

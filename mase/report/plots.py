@@ -2,8 +2,9 @@
 
 One figure, a panel each: every headline metric of the task as bars per team with the Student t
 95% interval of the mean; Theory-of-Mind accuracy by level, per team, with the Wilson 95%
-interval of each proportion; and, for debates, the share of questions answered right after
-each round, per team, with its t interval. It needs matplotlib (the ``rl`` extra).
+interval of each proportion; and, where a task reports ``roundK_correct`` (the share of
+questions answered right after round K), that share by round, per team, with its t
+interval. It needs matplotlib (the ``rl`` extra).
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mase.probes import LEVELS
+
 __all__ = ["evaluation_panels", "plot_evaluations", "wilson_interval"]
 
-#: Theory-of-Mind levels, in the paper's order.
-TOM_LEVELS = ("introspection", "first_order", "second_order")
+TOM_LEVELS = LEVELS  # Theory-of-Mind levels, in the paper's order
 _ROUND = re.compile(r"^round(\d+)_correct$")
 
 
@@ -140,7 +142,7 @@ def plot_evaluations(
                 errors = [[p[1] - p[2] for p in points], [p[3] - p[1] for p in points]]
                 ax.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=team,
                             color=colours[team])  # fmt: skip
-            ax.set_xlabel("debate round")
+            ax.set_xlabel("round")
             ax.set_xticks(sorted({p[0] for _, pts in panel["series"] for p in pts}))
             ax.legend(fontsize=8)
         ax.set_title(panel["title"])
