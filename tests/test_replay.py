@@ -189,3 +189,9 @@ def test_a_screenshot_is_a_picture_of_the_page(pages, tmp_path):
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     assert (width, height) == (1000, 700)
     assert len(data) > 30_000  # a drawing, not a blank page
+    image = pytest.importorskip("matplotlib.image").imread(png)[:, :, :3]
+    pixels = (image * 255).round().astype(int).reshape(-1, 3)
+    drawn = {tuple(p) for p in pixels}
+    # the bombs' phases in the three cutter colours, and the page's header band
+    for colour in ((0xD6, 0x28, 0x28), (0x2A, 0x9D, 0x3F), (0x25, 0x63, 0xEB), (0x23, 0x39, 0x5D)):
+        assert colour in drawn, colour
