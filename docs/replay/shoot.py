@@ -21,7 +21,13 @@ HERE = Path(__file__).resolve().parent
 
 #: file name -> (task, team, evaluation flags, the step to show, show hidden roles)
 SHOTS = {
-    "search_rescue": ("mase/SearchRescue-v0", "llm", {"probes": True, "belief": True}, 12, False),
+    "search_rescue": (
+        "mase/SearchRescue-v0",
+        "llm-belief",
+        {"probes": True, "belief": True},
+        12,
+        False,
+    ),
     "avalon": ("mase/Avalon-v0", "llm", {"probes": True}, 40, True),
     "debate": ("mase/Debate-v0", "llm", {}, 5, False),
     "deliberation": ("mase/MenuDesign-v0", "scripted", {}, 3, False),
@@ -39,7 +45,7 @@ def main() -> int:
     try:
         for name, (env_id, team, flags, step, secrets) in SHOTS.items():
             out = work / name
-            if team == "llm":
+            if team.startswith("llm"):
                 with offline_server(env_id) as server:
                     config = LLMConfig(base_url=server.base_url, cache=False)
                     mase.evaluate(env_id, team, episodes=1, out=out, record=True, llm=config,

@@ -20,8 +20,8 @@ window.MASE_DRAW = function (scene, element, options) {
     where[room] = [cx + R * Math.cos(angle), cy + R * Math.sin(angle)];
   });
   root.appendChild(svg("text", { x: 10, y: 22, "font-size": 16, "font-weight": 600 },
-    "Round " + scene.round + " of " + scene.max_rounds + "   score " + scene.score + " / " + scene.max_score +
-    (scene.to_act ? "   " + scene.to_act + " to act" : "   the episode is over")));
+    "score " + scene.score + " / " + scene.max_score + "   " +
+    (scene.to_act ? scene.to_act + " to act in round " + scene.round + " of " + scene.max_rounds : "the episode is over")));
   scene.edges.forEach(function (e) {
     var a = where[e[0]], b = where[e[1]];
     root.appendChild(svg("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], stroke: "#9aa5b8", "stroke-width": 6, "class": "door" }));
