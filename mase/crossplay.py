@@ -8,6 +8,7 @@ A cell of the matrix is one evaluation (:func:`mase.evaluate`) of a team made of
   other seat: one newcomer among partners it never trained or planned with (the diagonal is the
   team of one policy).
 
+The rows and columns are one list of policies, or two (``columns``: a side's own policies).
 Every cell plays the same seeds, so the cells are paired. Each cell is written to its own
 directory under ``out`` (``config.json``, ``episodes.jsonl``, ``summary.json``), so an
 interrupted matrix resumes cell by cell and episode by episode (``resume=True``), and
@@ -51,7 +52,10 @@ class Cell:
 
 @dataclass
 class CrossPlay:
-    """The matrix: rows and columns of policies, each cell's result on ``metric``."""
+    """The matrix: rows and columns of policies, each cell's result on ``metric``.
+
+    ``policies`` are the rows; ``columns`` the columns (the same list unless given apart).
+    """
 
     env_id: str
     metric: str
@@ -61,6 +65,10 @@ class CrossPlay:
     episodes: int
     seed: int
     cells: list[Cell] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.columns = list(self.columns or self.policies)
 
     def cell(self, row: str, column: str) -> Cell:
         """The cell of ``row`` with ``column``."""
@@ -68,11 +76,11 @@ class CrossPlay:
 
     def table(self, fmt: str = "{:.3g}") -> str:
         """The matrix as aligned text: ``mean [low, high]`` per cell (``n/a`` with a reason)."""
-        header = [f"{self.row_role} \\ {self.column_role}", *self.policies]
+        header = [f"{self.row_role} \\ {self.column_role}", *self.columns]
         lines = [header]
         for row in self.policies:
             line = [row]
-            for column in self.policies:
+            for column in self.columns:
                 c = self.cell(row, column)
                 if c.mean is None:
                     line.append("n/a")
@@ -123,6 +131,7 @@ def _headline(env: Any, summaries: list[dict]) -> str:
 def crossplay(
     env_id: str,
     policies: list[str],
+    columns: list[str] | None = None,
     episodes: int = 10,
     seed: int = 0,
     out: str | os.PathLike | None = None,
@@ -137,7 +146,10 @@ def crossplay(
     Args:
         env_id: a registered task.
         policies: policy names as in a team spec (``scripted``, ``random``, ``llm``, a task's
-            own, a checkpoint's ``NAME:PATH``); at least one.
+            own, a checkpoint's ``NAME:PATH``); at least one. They are the rows, and the
+            columns too unless ``columns`` is given.
+        columns: the columns' policies when they differ from the rows' (a task whose sides
+            have policies of their own: checkpoints trained for one side).
         episodes: episodes per cell (seeds ``seed`` to ``seed + episodes - 1`` in every cell).
         seed: the first seed.
         out: the matrix's directory (a directory per cell, and ``crossplay.json``); ``None``
@@ -155,17 +167,19 @@ def crossplay(
     """
     import mase
 
+    columns = list(columns) if columns else list(policies)
     if not policies:
         raise ValueError("cross-play needs at least one policy")
-    if len(set(policies)) != len(policies):
-        raise ValueError(f"a policy is named twice in {policies}")
+    for names in (policies, columns):
+        if len(set(names)) != len(names):
+            raise ValueError(f"a policy is named twice in {names}")
     env = mase.make(env_id, **(env_kwargs or {}))
     env.reset(seed=seed)
     _, row_role, column_role = cell_team(env, policies[0], policies[0])
     root = Path(out) if out is not None else None
     played: list[tuple[Cell, dict | None]] = []
     for row in policies:
-        for column in policies:
+        for column in columns:
             team, _, _ = cell_team(env, row, column)
             cell = Cell(row, column, team)
             where = root / f"{_slug(row)}__{_slug(column)}" if root is not None else None
@@ -187,7 +201,9 @@ def crossplay(
                 summary = None
             played.append((cell, summary))
     metric = metric or _headline(env, [s for _, s in played if s is not None])
-    result = CrossPlay(env_id, metric, list(policies), row_role, column_role, episodes, seed)
+    result = CrossPlay(
+        env_id, metric, list(policies), row_role, column_role, episodes, seed, columns=columns
+    )
     for cell, summary in played:
         if summary is not None:
             _fill(cell, summary, metric)
@@ -229,19 +245,19 @@ def plot_crossplay(result: CrossPlay, out: str | os.PathLike) -> Path:
         raise ImportError("plots need matplotlib: pip install 'mase-suite[rl]'") from None
     import numpy as np
 
-    k = len(result.policies)
-    values = np.full((k, k), np.nan)
-    for i, row in enumerate(result.policies):
-        for j, column in enumerate(result.policies):
+    rows, columns = result.policies, result.columns
+    values = np.full((len(rows), len(columns)), np.nan)
+    for i, row in enumerate(rows):
+        for j, column in enumerate(columns):
             mean = result.cell(row, column).mean
             values[i, j] = np.nan if mean is None else mean
-    fig, ax = plt.subplots(figsize=(1.6 + 1.5 * k, 1.2 + 1.2 * k))
+    fig, ax = plt.subplots(figsize=(3.2 + 1.5 * len(columns), 1.2 + 1.2 * len(rows)))
     image = ax.imshow(np.ma.masked_invalid(values), cmap="viridis", aspect="auto")
     fig.colorbar(image, ax=ax, label=result.metric)
     finite = values[np.isfinite(values)]
     middle = (finite.min() + finite.max()) / 2 if finite.size else 0.0
-    for i, row in enumerate(result.policies):
-        for j, column in enumerate(result.policies):
+    for i, row in enumerate(rows):
+        for j, column in enumerate(columns):
             c = result.cell(row, column)
             if c.mean is None:
                 text, colour = "n/a", "black"
@@ -250,8 +266,8 @@ def plot_crossplay(result: CrossPlay, out: str | os.PathLike) -> Path:
                 text = f"{c.mean:.3g}{half}"
                 colour = "black" if c.mean > middle else "white"
             ax.text(j, i, text, ha="center", va="center", color=colour, fontsize=10)
-    ax.set_xticks(range(k), result.policies)
-    ax.set_yticks(range(k), result.policies)
+    ax.set_xticks(range(len(columns)), columns)
+    ax.set_yticks(range(len(rows)), rows)
     ax.set_xlabel(result.column_role)
     ax.set_ylabel(result.row_role)
     ax.set_title(f"{result.env_id}: {result.metric} ({result.episodes} episodes a cell, 95% CI)")

@@ -78,3 +78,25 @@ def test_llm_seats_in_a_matrix_play_on_the_offline_model(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert code == 0 and "offline model" in printed
     assert "n/a" not in printed
+
+
+def test_the_columns_may_be_other_policies_than_the_rows(tmp_path):
+    """A side's own checkpoints: good policies in the rows, evil ones in the columns."""
+    result = crossplay("mase/Avalon-v0", ["deduction", "scripted"], ["scripted", "random"],
+                       episodes=2)  # fmt: skip
+    assert [(c.row, c.column) for c in result.cells] == [
+        ("deduction", "scripted"), ("deduction", "random"),
+        ("scripted", "scripted"), ("scripted", "random"),
+    ]  # fmt: skip
+    assert result.cell("deduction", "random").team == "good=deduction,evil=random"
+    header = result.table().splitlines()[0].split()
+    assert header[-2:] == ["scripted", "random"]
+    png = plot_crossplay(result, tmp_path / "m.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_cli_takes_columns(capsys):
+    code = main(["crossplay", "mase/Avalon-v0", "--policies", "deduction",
+                 "--columns", "scripted,random", "--episodes", "1", "--quiet"])  # fmt: skip
+    assert code == 0
+    assert "good \\ evil  scripted" in capsys.readouterr().out

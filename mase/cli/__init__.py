@@ -300,6 +300,12 @@ def build_parser() -> argparse.ArgumentParser:
         "included: `mase list` shows them)",
     )
     p.add_argument(
+        "--columns",
+        metavar="A,B,...",
+        help="the columns' policies when they differ from the rows' (default: --policies), "
+        "e.g. a side's own checkpoints",
+    )
+    p.add_argument(
         "--episodes", type=_positive_int, default=10, help="episodes per cell (default 10)"
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the first episode (default 0)")

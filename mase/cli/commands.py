@@ -453,19 +453,21 @@ def cmd_crossplay(args: argparse.Namespace) -> int:
     from mase.crossplay import cell_team, crossplay, plot_crossplay
 
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+    columns = [p.strip() for p in (args.columns or "").split(",") if p.strip()] or policies
     if args.plot and not args.plot.endswith(".png"):
         raise ValueError(f"--plot writes a PNG file: give FILE.png, not {args.plot!r}")
     env_kwargs = dict(args.env_arg or [])
     probe = mase.make(args.env, **env_kwargs)
     probe.reset(seed=0)
     seats, sides = list(probe.possible_agents), probe.unwrapped.sides
-    teams = [cell_team(probe, r, c)[0] for r in policies for c in policies]
+    teams = [cell_team(probe, r, c)[0] for r in policies for c in columns]
     llm_teams = sorted({t for t in teams if uses_llm(t, seats, sides)})
     probe.close()
     with model_endpoint(args, args.env, llm_teams) as (llm, where):
         result = crossplay(
             args.env,
             policies,
+            columns,
             episodes=args.episodes,
             seed=args.seed,
             out=args.out,
