@@ -7,6 +7,7 @@ seven doors, nine bomb phases; a seat per player and five quests; an answer per 
 round), not from the page's own code.
 """
 
+import html
 import json
 import os
 import re
@@ -195,3 +196,20 @@ def test_a_screenshot_is_a_picture_of_the_page(pages, tmp_path):
     # the bombs' phases in the three cutter colours, and the page's header band
     for colour in ((0xD6, 0x28, 0x28), (0x2A, 0x9D, 0x3F), (0x25, 0x63, 0xEB), (0x23, 0x39, 0x5D)):
         assert colour in drawn, colour
+
+
+@needs_chromium
+def test_with_prompts_each_move_shows_the_model_calls_made_for_it(pages, tmp_path):
+    data, _ = pages["mase/SearchRescue-v0"]
+    page = tmp_path / "prompts.html"
+    config = {"env_id": "mase/SearchRescue-v0", "team": "llm"}
+    page.write_text(replay_html(data, config, prompts=True))
+    # alpha's second move: the calls its policy numbered turn 2
+    step = [k + 1 for k, t in enumerate(data["turns"]) if t["agent"] == "alpha"][1]
+    calls = [c for c in data["seats"]["alpha"]["calls"] if c["turn"] == 2]
+    dom = browser.dom(page, step=step)
+    assert f"model calls ({len(calls)})" in dom
+    action = next(c for c in calls if c["purpose"] == "action")
+    assert html.escape(action["reply"].splitlines()[0], quote=False) in dom
+    assert browser.selftest(page)["errors"] == []
+    assert "<summary>model calls" not in browser.dom(pages["mase/SearchRescue-v0"][1], step=step)

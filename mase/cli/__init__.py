@@ -335,6 +335,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out", metavar="FILE.html", help="where to write it (default: RUN_DIR/replay-K.html)"
     )
+    p.add_argument(
+        "--prompts",
+        action="store_true",
+        help="keep the model seats' prompts and replies in the page, under each move (larger)",
+    )
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser(

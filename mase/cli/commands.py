@@ -496,7 +496,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     """Write the HTML page of one recorded episode (:mod:`mase.replay`) and print its path."""
     from mase.replay import write_replay
 
-    path = write_replay(args.run_dir, args.episode, args.out)
+    path = write_replay(args.run_dir, args.episode, args.out, prompts=args.prompts)
     print(f"replay: {path} (open it in a browser; no server needed)")
     return 0
 

@@ -98,7 +98,7 @@ def _script(source: str) -> str:
     return source.replace("</script", "<\\/script")
 
 
-def replay_html(record: dict, config: dict, drawing: str = "") -> str:
+def replay_html(record: dict, config: dict, drawing: str = "", prompts: bool = False) -> str:
     """The page of one episode's ``record`` from an evaluation set up as ``config``.
 
     Args:
@@ -106,6 +106,8 @@ def replay_html(record: dict, config: dict, drawing: str = "") -> str:
         config: the evaluation's ``config.json`` (the task id and team, for the title).
         drawing: the task's ``replay.js`` (:func:`task_drawing`); without it the page shows
             the task's text picture alone.
+        prompts: keep the model seats' calls (every prompt and reply) in the page, shown under
+            each move; without it the page shows each move's reply only (a much smaller page).
 
     Raises:
         ValueError: the record has no frames (the evaluation was not run with ``--record``).
@@ -118,7 +120,7 @@ def replay_html(record: dict, config: dict, drawing: str = "") -> str:
     env_id = str(config.get("env_id", "?"))
     team = str(config.get("team", "?"))
     title = f"{env_id}: {team}, episode {record.get('episode')} (seed {record.get('seed')})"
-    page = {"title": title, "config": config, "record": _slim(record)}
+    page = {"title": title, "config": config, "record": record if prompts else _slim(record)}
     template = (_HERE / "viewer.html").read_text()
     return (
         template.replace("{{title}}", html.escape(title))
@@ -133,6 +135,7 @@ def write_replay(
     run_dir: str | os.PathLike,
     episode: int | None = None,
     out: str | os.PathLike | None = None,
+    prompts: bool = False,
 ) -> Path:
     """Write the page of one recorded episode of the evaluation at (or under) ``run_dir``.
 
@@ -140,6 +143,7 @@ def write_replay(
         run_dir: an evaluation's output directory (``mase eval --record --out DIR``).
         episode: the episode number (default: the first recorded one).
         out: the HTML file (default: ``replay-<episode>.html`` in the evaluation's directory).
+        prompts: keep the model calls' prompts and replies in the page (:func:`replay_html`).
 
     Returns:
         The path of the page written.
@@ -166,7 +170,7 @@ def write_replay(
     drawing = ""
     if config.get("env_id"):
         drawing = task_drawing(config["env_id"], config.get("env_kwargs"))
-    page = replay_html(record, config, drawing)
+    page = replay_html(record, config, drawing, prompts)
     target = Path(out) if out is not None else run / f"replay-{record['episode']}.html"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(page, encoding="utf-8")

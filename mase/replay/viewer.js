@@ -84,6 +84,29 @@
     if (turn.observation) {
       box.appendChild(el("details", {}, [el("summary", {}, ["what it saw"]), el("pre", {}, [turn.observation])]));
     }
+    var calls = modelCalls(frame.actor);
+    if (calls.length) {
+      var list = el("details", { "class": "calls" }, [el("summary", {}, ["model calls (" + calls.length + ")"])]);
+      calls.forEach(function (c) {
+        var said = (c.messages || []).map(function (m) { return "[" + m.role + "]\n" + m.content; }).join("\n\n");
+        list.appendChild(el("div", { "class": "call" }, [
+          el("b", {}, [c.purpose + (c.error ? " (error: " + c.error + ")" : "")]),
+          el("span", { "class": "note" }, [" " + show(c.prompt_tokens) + " prompt + " + show(c.completion_tokens) + " reply tokens"]),
+          el("details", {}, [el("summary", {}, ["the prompt"]), el("pre", {}, [said])]),
+          el("pre", { "class": "reply" }, [show(c.reply)]),
+        ]));
+      });
+      box.appendChild(list);
+    }
+  }
+
+  // The model calls the actor made for this move (its k-th turn), when the page keeps them.
+  function modelCalls(actor) {
+    var seat = record.seats && record.seats[actor];
+    if (!seat || !seat.calls) { return []; }
+    var k = 0;
+    for (var i = 1; i <= current; i++) { if (frames[i].actor === actor) { k += 1; } }
+    return seat.calls.filter(function (c) { return String(c.turn) === String(k); });
   }
 
   function stepEvents() {
