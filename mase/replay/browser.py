@@ -61,12 +61,16 @@ def _run(page: Path, fragment: str, *args: str, timeout: float = 120) -> str:
     return done.stdout
 
 
-def dom(page: Path, step: int | None = None, secrets: bool = False) -> str:
-    """The page's DOM after its scripts ran, showing ``step`` (default: the first)."""
-    fragment = "#" + "&".join(
+def _fragment(step: int | None, secrets: bool) -> str:
+    """The page's ``#step=K&secrets`` part: which step it opens on, and the roles toggle."""
+    return "#" + "&".join(
         ([f"step={step}"] if step is not None else []) + (["secrets"] if secrets else [])
     )
-    return _run(page, fragment, "--virtual-time-budget=3000", "--dump-dom")
+
+
+def dom(page: Path, step: int | None = None, secrets: bool = False) -> str:
+    """The page's DOM after its scripts ran, showing ``step`` (default: the first)."""
+    return _run(page, _fragment(step, secrets), "--virtual-time-budget=3000", "--dump-dom")
 
 
 def selftest(page: Path) -> dict:
@@ -91,12 +95,10 @@ def screenshot(
     secrets: bool = False,
 ) -> Path:
     """A PNG of the page at ``step`` (``size``: the window, in pixels)."""
-    fragment = "#" + "&".join(
-        ([f"step={step}"] if step is not None else []) + (["secrets"] if secrets else [])
-    )
     out = Path(out).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
-    _run(page, fragment, f"--window-size={size[0]},{size[1]}", f"--screenshot={out}")
+    size_flag = f"--window-size={size[0]},{size[1]}"
+    _run(page, _fragment(step, secrets), size_flag, f"--screenshot={out}")
     if not out.is_file():
         raise RuntimeError(f"Chromium wrote no screenshot to {out}")
     return out
