@@ -108,8 +108,11 @@ class SearchRescueEnv(TaskEnv):
         procedural instance (rooms 0..n-1, a fresh random graph each episode; unset sizes
         keep the paper's 5/5/3/3). ``max_cycles`` (30): round limit. ``wrong_cutter``:
         ``"reject"`` (default; the released code, which reproduces the paper's tables) or
-        ``"explode"``. ``credit``: ``"phase"`` (default; the better learning signal, the
-        final score is the same) or ``"bomb"``. ``shaping`` (False). ``see_teammates``
+        ``"explode"``. ``credit``: ``"phase"`` (default; the paper's text and the better
+        learning signal) or ``"bomb"`` (the released code). The two agree only on a team that
+        defuses every bomb: a bomb left half cut keeps its phases' points under ``"phase"``
+        and scores nothing under ``"bomb"`` (random seats, 100 seeded episodes: 64.3 against
+        52.4, the same in the 7 that defused everything). ``shaping`` (False). ``see_teammates``
         (True, as the paper says; the released code hid them). ``witness`` (False, the paper's
         rule: "an agent cannot directly observe another agent's actions or their consequences
         unless that information is communicated"; agents in a room see only its state, the

@@ -42,7 +42,7 @@ TABLE1 = Preset(
     ),
     paper={
         "ChatGPT": {
-            "score": (43, 4.7),
+            "score": (43.3, 4.7),
             "rounds": (30.0, 0.0),
             "valid_action_rate": 0.625,
             "tom_introspection": 0.790,

@@ -71,7 +71,7 @@ SPREADS = {"sd": SPREAD, "se": "mean ± se"}
 
 
 def mean_std(metric: dict | None, fmt: str, spread: str = "sd") -> str:
-    """``"43.0 ± 4.7"``: mean ± standard deviation of a summary metric entry (``"-"`` if none).
+    """``"43.3 ± 4.7"``: mean ± standard deviation of a summary metric entry (``"-"`` if none).
 
     ``spread="se"``: ± the standard error of the mean instead (``std / sqrt(n)``).
     """
