@@ -48,6 +48,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from mase.actions import ActionDictError, brief
 from mase.registry import env_creator, make
 
 
@@ -181,9 +182,7 @@ class AECBatch(Batch):
     def step(self, actions: np.ndarray) -> BatchStep:
         """See :meth:`Batch.step`."""
         self._check()
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
+        actions = action_indices(actions, self.num_envs)
         N, A = self.num_envs, len(self.possible_agents)
         rewards = np.zeros((N, A), dtype=np.float32)
         terminated, truncated = np.zeros(N, dtype=bool), np.zeros(N, dtype=bool)
@@ -233,6 +232,31 @@ class AECBatch(Batch):
                 self._collect(env, rewards[n])
             else:
                 return
+
+
+def action_indices(actions: Any, num_envs: int) -> np.ndarray:
+    """A batch's ``actions`` as int64 indices, one a world; refused unless they are indices.
+
+    Integer arrays (and floats that are whole numbers) of shape ``(num_envs,)`` are taken; an
+    index out of range is the world's invalid action, as in the AEC env. Anything else (other
+    shapes, NaN, fractions, text, objects) is a caller's mistake: an
+    :class:`~mase.actions.ActionDictError` (a ``ValueError``) that says what was given.
+    """
+    try:
+        x = np.asarray(actions)
+    except Exception:  # noqa: BLE001 - a hostile __array__ or __len__ raises anything
+        x = None
+    if x is None or x.shape != (num_envs,):
+        shape = "no array" if x is None else f"shape {x.shape}"
+        raise ActionDictError(f"actions must have shape ({num_envs},), got {shape}")
+    if x.dtype.kind in "iu":
+        return x.astype(np.int64, copy=False)
+    if x.dtype.kind == "f" and np.isfinite(x).all() and (x == np.round(x)).all():
+        # a float past int64 has no index: the out-of-range index -1 in any world
+        return np.where(np.abs(x) < 2**62, x, -1).astype(np.int64)
+    raise ActionDictError(
+        f"actions must be action indices (whole numbers), got {x.dtype} {brief(x)}"
+    )
 
 
 def native_batch_class(id: str) -> type | None:

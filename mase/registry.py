@@ -19,7 +19,8 @@ from typing import Any
 import gymnasium
 from gymnasium.envs.registration import load_env_creator
 from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils.conversions import aec_to_parallel
+
+from mase.parallel import ParallelView
 
 SINGLE_AGENT_ENTRY_POINT = "mase.wrappers.single_agent:SingleAgentEnv"
 _AEC_KEY = "aec_entry_point"
@@ -188,6 +189,9 @@ def make(id: str, **kwargs: Any) -> AECEnv:
 def make_parallel(id: str, **kwargs: Any) -> ParallelEnv:
     """Build the task as a PettingZoo ``ParallelEnv`` (one action per agent per round).
 
+    The view checks each step's actions (:class:`mase.parallel.ParallelView`): one for every
+    live agent, none for anyone else.
+
     Raises:
         ValueError: the task's turns are not one action per agent per round in turn order
             (a phase queue: ``metadata["is_parallelizable"]`` is false); use :func:`make`.
@@ -199,4 +203,4 @@ def make_parallel(id: str, **kwargs: Any) -> ParallelEnv:
             f"{id} is played in phases where only some agents act (its schedule is not "
             "round-robin), so it has no parallel view; use mase.make for the AEC env"
         )
-    return aec_to_parallel(env)
+    return ParallelView(env)

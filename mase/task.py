@@ -53,7 +53,17 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from mase import protocol, rendering
-from mase.actions import ActionParse, InvalidAction, brief, read_value, unclaimed_keys
+from mase.actions import (
+    ActionParse,
+    AgentDone,
+    InvalidAction,
+    ResetNeeded,
+    bare_action,
+    brief,
+    check_playing,
+    plain_text,
+    read_value,
+)
 from mase.eventlog import EventLog
 from mase.events import Event, FactKey
 from mase.knowledge import KnowledgeTracker
@@ -181,6 +191,11 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         #: message channel's limit, if the env has one, else the text limit).
         self.speech_limit = 0
         self.agents = []
+        # before the first reset the AEC dicts are empty, so a wrapper that looks up the agent
+        # to act finds no one and passes the step on to step()'s clear error
+        self.agent_selection = None
+        self.rewards, self._cumulative_rewards = {}, {}
+        self.terminations, self.truncations, self.infos = {}, {}, {}
         #: The current round (1-based; 0 before the first reset).
         self.round = 0
         self.event_log: list[Event] = []
@@ -232,6 +247,10 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         self._observation_spaces = {
             a: observation_space(self.obs_mode, sizes[a], _mask_size(acts[a])) for a in seats
         }
+        # the vector view exists in every obs_mode: state() and observe_vector() read it
+        self._vector_spaces = {
+            a: spaces.Box(0.0, 1.0, shape=(sizes[a],), dtype=np.float32) for a in seats
+        }
         self._has_mask = {a: _mask_size(acts[a]) is not None for a in seats}
         if state_size is None:
             state_size = sum(sizes[a] for a in seats)
@@ -244,6 +263,15 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     def action_space(self, agent: str) -> spaces.Space:
         """The action space of ``agent`` (the same object on every call)."""
         return self._action_spaces[agent]
+
+    def vector_space(self, agent: str) -> spaces.Box:
+        """The Box of ``agent``'s vector view, in every ``obs_mode`` (text alone included).
+
+        ``observe_vector`` and the default ``state`` are built from it; a task's ``_vector``
+        reads its shape here, not from the observation space (which has no vector part when
+        ``obs_mode="text"``).
+        """
+        return self._vector_spaces[agent]
 
     # -- the episode --------------------------------------------------------------------------
 
@@ -290,21 +318,20 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         in ``infos[agent]["invalid_action"]``, the turn spent.
 
         Raises:
-            RuntimeError: before ``reset``.
-            TypeError: a dict with keys no wrapper took (the message names the wrapper).
+            ResetNeeded: before ``reset`` or after the episode's end (a ``RuntimeError``).
+            AgentDone: an action other than ``None`` for an agent that is done.
+            ActionDictError: a dict with keys no wrapper took (the message names the wrapper;
+                a ``TypeError``).
         """
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
-        if not self.agents:
-            raise RuntimeError("the episode is over; call reset() to start a new one")
+        check_playing(self)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise AgentDone(f"{agent} is done: its step is env.step(None), not {brief(action)}")
             self._was_dead_step(action)
             return
-        if action.__class__ is dict:
-            if action.keys() != {"action"}:  # a caller's mistake: refused before the turn starts
-                raise TypeError(unclaimed_keys(action))
-            action = action["action"]  # what every wrapper passes on
+        if action.__class__ is dict:  # a caller's mistake is refused before the turn starts
+            action = bare_action(action)  # what every wrapper passes on
         if self._observed_turn != self._turns:
             self._log_turn_view(agent)  # the agent is live: _turn_started's checks hold
         self._begin_turn(agent)
@@ -369,13 +396,12 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     def _read(self, agent: str, action: Any, phase: Phase) -> Any:
         """The action the policy gave, as the task takes it; :class:`InvalidAction` if none."""
         if isinstance(action, dict):  # a dict subclass
-            if action.keys() != {"action"}:
-                raise TypeError(unclaimed_keys(action))
-            action = action["action"]
+            action = bare_action(action)
+        text = plain_text(action)  # a str subclass's own methods never run
         if phase.speech:
-            return action if isinstance(action, str) else self.utterance(agent, action)
-        if isinstance(action, str):
-            parsed = self.read_action(agent, action)
+            return text if text is not None else self.utterance(agent, action)
+        if text is not None:
+            parsed = self.read_action(agent, text)
             if parsed.action is None:
                 raise InvalidAction("unparseable", parsed.reason)
             return parsed.action
@@ -635,7 +661,7 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """The selected agent's observation, reward since its last turn, flags and info."""
         if not self._started:
-            raise RuntimeError("call reset() before last()")
+            raise ResetNeeded("call reset() before last()")
         agent = self.agent_selection  # PettingZoo's last(), without a second call per turn
         return (
             self.observe(agent) if observe else None,
@@ -648,9 +674,9 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     def observe(self, agent: str) -> dict[str, Any]:
         """The agent's observation: a dict with the keys ``obs_mode`` asks for."""
         if not self._started:
-            raise RuntimeError("call reset() before observe()")
+            raise ResetNeeded("call reset() before observe()")
         if agent not in self._observation_spaces:
-            raise ValueError(f"no agent {agent!r}; agents: {self.possible_agents}")
+            raise ValueError(f"no agent {brief(agent)}; agents: {self.possible_agents}")
         obs: dict[str, Any] = {}
         if self._want_vector:
             obs["observation"] = self._vector(agent)
@@ -662,6 +688,10 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
 
     def observe_vector(self, agent: str) -> np.ndarray:
         """The vector view of the agent's observation, whatever ``obs_mode`` is."""
+        if not self._started:
+            raise ResetNeeded("call reset() before observe_vector()")
+        if agent not in self._vector_spaces:
+            raise ValueError(f"no agent {brief(agent)}; agents: {self.possible_agents}")
         return self._vector(agent)
 
     def observe_text(self, agent: str) -> str:
@@ -682,7 +712,7 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     def state(self) -> np.ndarray:
         """The global state: by default every seat's vector view, concatenated."""
         if not self._started:
-            raise RuntimeError("call reset() before state()")
+            raise ResetNeeded("call reset() before state()")
         return np.concatenate([self._vector(a) for a in self.possible_agents])
 
     def render(self) -> str | np.ndarray | None:
@@ -696,7 +726,7 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
             )
             return None
         if not self._started:
-            raise RuntimeError("call reset() before render()")
+            raise ResetNeeded("call reset() before render()")
         picture = self._render()
         if self.render_mode == "human":
             print(picture)

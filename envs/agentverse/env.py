@@ -662,7 +662,7 @@ class AgentVerseEnv(TaskEnv):
     # -- views --------------------------------------------------------------------------------
 
     def _vector(self, agent: str) -> np.ndarray:
-        out = np.zeros(self.observation_space(agent)["observation"].shape, dtype=np.float32)
+        out = np.zeros(self.vector_space(agent).shape, dtype=np.float32)
         if self.phase is not None and not self._ended_by:
             out[STAGES.index(self.phase.name)] = 1.0
         at = len(STAGES)

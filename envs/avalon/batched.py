@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import seeding
 
-from mase.batch import Batch, BatchStep
+from mase.batch import Batch, BatchStep, action_indices
 from mase.envs.avalon import vector, world
 from mase.envs.avalon.roles import (
     FAILS_NEEDED,
@@ -197,10 +197,7 @@ class BatchedAvalon(Batch):
     def step(self, actions: np.ndarray) -> BatchStep:
         """See :meth:`mase.batch.Batch.step`."""
         seat = self.acting
-        x = np.asarray(actions)
-        if x.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {x.shape}")
-        x = x.astype(np.int64, copy=False)
+        x = action_indices(actions, self.num_envs)
         valid = (x >= 0) & (x < self.n_actions)  # out of range: invalid in any phase
         self._ending[:] = 0
         self._rewards[:] = 0.0

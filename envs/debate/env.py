@@ -334,7 +334,7 @@ class DebateEnv(TaskEnv):
 
     def _vector(self, agent: str) -> np.ndarray:
         d = self.debate
-        out = np.zeros(self.observation_space(agent)["observation"].shape, dtype=np.float32)
+        out = np.zeros(self.vector_space(agent).shape, dtype=np.float32)
         out[0] = d.round / max(1, self.n_rounds - 1)
         features = d.question.features[:N_FEATURES]
         out[1 : 1 + len(features)] = np.asarray(features, dtype=np.float32) / 29.0

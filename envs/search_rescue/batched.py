@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import seeding
 
-from mase.batch import Batch, BatchStep
+from mase.batch import Batch, BatchStep, action_indices
 from mase.envs.search_rescue import world
 from mase.envs.search_rescue.text import RESULT_CODES
 from mase.envs.search_rescue.vector import STATUSES
@@ -180,10 +180,7 @@ class BatchedSearchRescue(Batch):
     def step(self, actions: np.ndarray) -> BatchStep:
         """See :meth:`mase.batch.Batch.step`."""
         self._check()
-        x = np.asarray(actions)
-        if x.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {x.shape}")
-        x = x.astype(np.int64, copy=False)
+        x = action_indices(actions, self.num_envs)
         N, n, s, R = self.num_envs, self._n, self.seat, self.R
         rules = self.rules
         room = self.pos[:, s]

@@ -6,7 +6,7 @@ from typing import Any
 
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from mase.actions import take_keys
+from mase.actions import check_playing, take_keys
 from mase.task import TaskEnv
 
 
@@ -96,6 +96,7 @@ class BeliefState(BaseWrapper):
     def step(self, action: Any) -> None:
         """Score the belief handed in with the action (if any), then take the action."""
         base = self.env.unwrapped
+        check_playing(base)  # a belief handed in after the end is not scored
         agent = base.agent_selection
         taken, action = take_keys(action, ("belief",))
         live = not (base.terminations.get(agent) or base.truncations.get(agent))

@@ -7,7 +7,7 @@ from typing import Any
 
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from mase.actions import brief, take_keys
+from mase.actions import ActionDictError, brief, check_playing, plain_text, take_keys
 from mase.protocol import split_reply
 from mase.task import TaskEnv
 
@@ -18,13 +18,29 @@ def _recipients(to: Any) -> tuple[str, ...] | None:
     """The names of an action dict's ``"to"``: a name, a list of names, or ``None`` (all)."""
     if to is None:
         return None
-    if isinstance(to, str):
-        return (to,)
-    if isinstance(to, list | tuple | set | frozenset) and all(isinstance(n, str) for n in to):
-        return tuple(to)
-    raise ValueError(
+    name = plain_text(to)
+    if name is not None:
+        return (name,)
+    # exact containers only: a subclass's own __iter__ never runs
+    if type(to) in (list, tuple, set, frozenset):
+        names = tuple(plain_text(n) for n in to)
+        if None not in names:
+            return names
+    raise ActionDictError(
         f"'to' must be a teammate's name or a list of names, got {type(to).__name__} {brief(to)}"
     )
+
+
+def _message(message: Any) -> str:
+    """The text of an action dict's ``"message"`` (``""``: none); refused unless it is text."""
+    if message is None:
+        return ""
+    text = plain_text(message)
+    if text is None:
+        raise ActionDictError(
+            f"'message' must be text, got {type(message).__name__} {brief(message)}"
+        )
+    return text
 
 
 class MessageChannel(BaseWrapper):
@@ -49,9 +65,11 @@ class MessageChannel(BaseWrapper):
         ``"direct"``, restricted to those links; a message goes to all of the sender's links
         when it names none.
 
-    A dict action naming a recipient who is not a reachable teammate is an error (a bug in the
-    caller); in a text reply (a model's output) such names are dropped and the sender's
-    ``info["message_errors"]`` says why, so a model's slip loses nothing else of its turn.
+    A dict action naming a recipient who is not a reachable teammate, or whose ``"message"``
+    is not text (``None`` is no message), is an error (a bug in the caller: an
+    :class:`~mase.actions.ActionDictError`); in a text reply (a model's output) such names are
+    dropped and the sender's ``info["message_errors"]`` says why, so a model's slip loses
+    nothing else of its turn.
 
     A text reply sends at most ``max_messages`` message parts a turn; the sender's
     ``info["message_errors"]`` says how many more were dropped.
@@ -104,8 +122,14 @@ class MessageChannel(BaseWrapper):
         self.links = links
 
     def step(self, action: Any) -> None:
-        """Deliver the action's messages (if any), then take the action."""
+        """Deliver the action's messages (if any), then take the action.
+
+        Raises:
+            ResetNeeded: before ``reset`` or after the episode's end.
+            ActionDictError: a dict whose ``"to"`` or ``"message"`` cannot be taken.
+        """
         base = self.env.unwrapped
+        check_playing(base)
         agent = base.agent_selection
         if base.terminations.get(agent) or base.truncations.get(agent):
             self.env.step(action)
@@ -115,20 +139,22 @@ class MessageChannel(BaseWrapper):
         errors: list[str] = []
         if taken:
             if "to" in taken and self.topology == "broadcast":
-                raise ValueError(
+                raise ActionDictError(
                     "this channel broadcasts; 'to' needs MessageChannel(topology='direct')"
                 )
-            if taken.get("message"):
+            message = _message(taken.get("message"))
+            if message:
                 names = _recipients(taken.get("to"))
                 if names is not None:
                     bad = [n for n in names if n not in self.links[agent]]
                     if bad:
-                        raise ValueError(
-                            f"{agent} cannot message {bad}; it reaches {list(self.links[agent])}"
+                        raise ActionDictError(
+                            f"{agent} cannot message {brief(bad)}; it reaches "
+                            f"{list(self.links[agent])}"
                         )
-                posts.append((str(taken["message"]), names))
-        text = action.get("action") if isinstance(action, dict) else action
-        if isinstance(text, str) and not base.phase.speech:  # an utterance is the move itself
+                posts.append((message, names))
+        text = plain_text(action.get("action") if isinstance(action, dict) else action)
+        if text is not None and not base.phase.speech:  # an utterance is the move itself
             stripped, posts_in_text, errors = self._read_text(agent, text)
             posts += posts_in_text
             if isinstance(action, dict):

@@ -10,6 +10,7 @@ import gymnasium
 import numpy as np
 
 from mase import rendering
+from mase.actions import ResetNeeded, check_playing
 from mase.agents import PolicyProtocol, make_policy
 from mase.registry import build, resolve_entry_point
 from mase.wrappers.message_channel import MessageChannel
@@ -82,7 +83,15 @@ class SingleAgentEnv(gymnasium.Env):
         return obs, info
 
     def step(self, action: Any):
-        """Take the learner's action; teammates act; return the learner's next view."""
+        """Take the learner's action; teammates act; return the learner's next view.
+
+        Raises:
+            ResetNeeded: before ``reset``, or after the learner's episode ended.
+        """
+        base = self.aec.unwrapped
+        check_playing(base)
+        if base.terminations.get(self.agent) or base.truncations.get(self.agent):
+            raise ResetNeeded(f"the episode is over for {self.agent}; call reset()")
         self.aec.step(action)
         return self._advance()
 
