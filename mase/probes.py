@@ -2,10 +2,10 @@
 
 A probe hook (:data:`Probe`) is a function ``hook(context) -> iterable of Question``: after a
 step it sees a :class:`ProbeContext` (who acted, the step's events, the task, its knowledge
-tracker and true facts, a seeded generator) and yields :class:`Question` records (who is asked,
-the level, the kind, the teammate asked about, the fact keys, the question text). A task names
-its built-in hooks in its ``tom_probes`` attribute; :class:`mase.wrappers.ToMProbe` asks the
-questions and scores the replies against :func:`true_answer`.
+tracker and true facts, a seeded generator per seat) and yields :class:`Question` records (who
+is asked, the level, the kind, the teammate asked about, the fact keys, the question text). A
+task names its built-in hooks in its ``tom_probes`` attribute; :class:`mase.wrappers.ToMProbe`
+asks the questions and scores the replies against :func:`true_answer`.
 
 The levels (:data:`LEVELS`), and the ground truth of each for the question's fact keys (all of
 them must hold), evaluated when the question is put to the asked agent:
@@ -23,6 +23,11 @@ second_order      ``about`` knows the asked agent holds it
 agent (introspection), ``about`` (first order), or ``about``'s picture of the asked agent
 (second order). A hook may instead give its own ``holds(tracker, truth) -> bool`` (:data:`Holds`),
 which any other level needs.
+
+A seat's questions must depend only on what that seat saw and the seed (the task contract's
+non-interference rule): a hook draws the choices of a question put to seat S (which teammate it
+names, which fact it picks) from ``context.rng_for(S)``, S's own generator, never from a
+generator another seat's questions also draw from.
 
 This module sits below tasks and wrappers: it imports neither, so a task's probe hooks can
 build questions without importing the wrapper that asks them.
@@ -57,7 +62,9 @@ class ProbeContext:
         env: the unwrapped task.
         knowledge: the task's knowledge tracker, up to date.
         truth: the true facts now.
-        rng: the probe's seeded generator (for choosing whom to ask about).
+        rngs: each seat's own seeded generator (for choosing whom to ask about): a question
+            put to seat S draws from ``rngs[S]`` (:meth:`rng_for`), so what S is asked does not
+            depend on the questions put to anyone else.
     """
 
     agent: str
@@ -65,7 +72,16 @@ class ProbeContext:
     env: Any
     knowledge: KnowledgeTracker
     truth: Mapping[FactKey, Any]
-    rng: np.random.Generator
+    rngs: Mapping[str, np.random.Generator]
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The acting agent's generator: for the questions put to the agent that just acted."""
+        return self.rngs[self.agent]
+
+    def rng_for(self, seat: str) -> np.random.Generator:
+        """The generator of the questions put to ``seat``."""
+        return self.rngs[seat]
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ deduction the same way: whether each player's side is identified.)
 ...     env.step("approve")
 >>> env.step("success"); env.step("success")
 >>> [q["question"] for q in env.infos[env.agent_selection]["tom_questions"]]
-['Is Delta on the evil side?', 'Does Charlie think you are on the evil side?']
+['Is Charlie on the evil side?', 'Does Charlie think you are on the evil side?']
 """
 
 from __future__ import annotations
@@ -58,12 +58,13 @@ def role_questions(context: ProbeContext) -> Iterator[Question]:
     seats = list(env.possible_agents)
     for asked in seats:
         others = [s for s in seats if s != asked]
-        about = others[int(context.rng.integers(len(others)))]
+        rng = context.rng_for(asked)  # the asked seat's own stream
+        about = others[int(rng.integers(len(others)))]
         yield _side_question(
             "first_order", asked, about, about,
             lambda tracker, truth, about=about: truth.get(("side", about)) == "evil",
         )  # fmt: skip
-        thinker = others[int(context.rng.integers(len(others)))]
+        thinker = others[int(rng.integers(len(others)))]
         yield _side_question(
             "second_order", asked, thinker, asked,
             lambda tracker, truth, j=thinker, i=asked: _thinks_evil(env, j, i),

@@ -78,16 +78,17 @@ def knowledge_questions(context: ProbeContext) -> Iterator[Question]:
     seats = list(env.seats)
     for asker in seats:
         others = [s for s in seats if s != asker]
-        partner = others[int(context.rng.integers(len(others)))]
+        rng = context.rng_for(asker)  # the asked seat's own stream
+        partner = others[int(rng.integers(len(others)))]
         own = sorted(words.private_facts(env.game, seats.index(asker), semantic), key=repr)
         theirs = sorted(words.private_facts(env.game, seats.index(partner), semantic), key=repr)
-        mine = own[int(context.rng.integers(len(own)))]
+        mine = own[int(rng.integers(len(own)))]
         yield Question(
             asked=asker, level="first_order", kind="private_fact",
             question=f"Does {partner} know {describe(mine, asker)}?",
             facts=(mine,), about=partner,
         )  # fmt: skip
-        other = theirs[int(context.rng.integers(len(theirs)))]
+        other = theirs[int(rng.integers(len(theirs)))]
         yield Question(
             asked=asker, level="second_order", kind="private_fact",
             question=f"Does {partner} know that you know {_theirs(other, partner)}?",

@@ -41,11 +41,12 @@ cut        state, phase       the cut bomb
 explode    state              the bomb that blew up (no phase was defused)
 =========  =================  ========================================================
 
-Choices the paper leaves open: P is drawn uniformly from A's teammates with the probe's seeded
-generator, once per action (the same P for every kind of that action); an invalid action
-(wrong colour, no door, unreadable reply) asks nothing, since it changes no fact; a message
-alone asks nothing (the paper asks after actions); with no teammates only introspection is
-asked. The fact keys are fixed when the question is made, from the true facts then (kind
+Choices the paper leaves open: P is drawn uniformly from A's teammates with A's own seeded
+generator (``context.rng_for(A)``: what A is asked never depends on the questions put to the
+others, whose actions A may not have seen), once per action (the same P for every kind of that
+action); an invalid action (wrong colour, no door, unreadable reply) asks nothing, since it
+changes no fact; a message alone asks nothing (the paper asks after actions); with no teammates
+only introspection is asked. The fact keys are fixed when the question is made, from the true facts then (kind
 ``room``: the bomb that room holds).
 """
 
@@ -195,7 +196,8 @@ def paper_questions(context: ProbeContext) -> Iterator[Question]:
     """The paper's probe: after A's move, inspect, cut or explosion, ask A about itself and P.
 
     Yields, for each kind the action bears on (:data:`ACTION_KINDS`), the introspection,
-    first-order and second-order question, P drawn once per action from A's teammates.
+    first-order and second-order question, P drawn once per action from A's teammates with
+    A's own generator.
     """
     actor = context.agent
     for event in context.events:
@@ -204,7 +206,7 @@ def paper_questions(context: ProbeContext) -> Iterator[Question]:
             continue
         subject = _subject(event.kind, event.facts, actor)
         mates = [a for a in context.env.possible_agents if a != actor]
-        about = mates[int(context.rng.integers(len(mates)))] if mates else None
+        about = mates[int(context.rng_for(actor).integers(len(mates)))] if mates else None
         for kind in kinds:
             keys = fact_keys(kind, subject, context.truth)
             claims = [Claim("introspection", kind, subject)]

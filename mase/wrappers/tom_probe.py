@@ -6,7 +6,8 @@ the kind, the teammate asked about, the fact keys, the question text). A questio
 asked agent at its next turn (and to everyone when the episode ends): its true answer is
 computed then from the task's knowledge tracker (``env.unwrapped.knowledge()``) and true facts
 (:func:`mase.probes.true_answer`; the levels and their ground truth are in :mod:`mase.probes`),
-and the question appears in ``infos[agent]["tom_questions"]`` as ``{"id", "question"}``. The
+and the question appears in ``infos[agent]["tom_questions"]`` as ``{"id", "question"}``
+(ids ``tom-<seat>-N``, counted per seat; each seat's choices come from its own generator). The
 caller answers with :meth:`ToMProbe.answer_questions`; :meth:`ToMProbe.episode_record` gives
 the accuracy per level and every probe with its truth, reply and score.
 
@@ -39,7 +40,16 @@ from mase.probes import (
 from mase.protocol import cut, parse_yes_no
 from mase.task import TaskEnv
 
-__all__ = ["LEVELS", "Holds", "Probe", "ProbeContext", "Question", "ToMProbe", "true_answer"]
+__all__ = [
+    "LEVELS",
+    "Holds",
+    "Probe",
+    "ProbeContext",
+    "Question",
+    "ToMProbe",
+    "seat_generator",
+    "true_answer",
+]
 
 
 class ToMProbe(BaseWrapper):
@@ -51,9 +61,12 @@ class ToMProbe(BaseWrapper):
     Args:
         env: a MASE task, possibly wrapped.
         probes: probe hooks; ``None`` loads the task's built-in hooks (its ``tom_probes``).
-        seed: seeds the generator hooks draw from (combined with each ``reset`` seed).
+        seed: seeds the generators hooks draw from (combined with each ``reset`` seed): one
+            per seat (:func:`seat_generator`), so a seat's questions, their ids
+            (``tom-<seat>-N``, counted per seat) and when they are asked depend only on what
+            that seat saw and the seeds, never on another seat's unseen moves.
         rate: the share of the hooks' questions actually asked, drawn per question from the
-            same generator (1.0: all; lower it to spend fewer model calls on probes).
+            asked seat's generator (1.0: all; lower it to spend fewer model calls on probes).
 
     Example:
         >>> import mase
@@ -99,20 +112,24 @@ class ToMProbe(BaseWrapper):
         if not self.probes:
             raise ValueError("ToMProbe needs at least one probe hook")
         self.seed = seed
-        self._rng = np.random.default_rng(seed)
+        self._rngs = self._generators(None)
         self._clear()
+
+    def _generators(self, seed: int | None) -> dict[str, np.random.Generator]:
+        seeds = (self.seed,) if seed is None else (self.seed, seed % 2**63)
+        return {a: seat_generator(seeds, a) for a in self.env.unwrapped.possible_agents}
 
     def _clear(self) -> None:
         self._pending: dict[str, list[tuple[int, Question]]] = {}
         self._records: dict[str, dict[str, Any]] = {}
         self._asked: dict[str, set[str]] = {}
-        self._count = 0
+        self._count: dict[str, int] = {}
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Reset the task and forget every question."""
         super().reset(seed=seed, options=options)
         if seed is not None:
-            self._rng = np.random.default_rng((self.seed, seed % 2**63))
+            self._rngs = self._generators(seed)
         self._clear()
 
     def step(self, action: Any) -> None:
@@ -128,10 +145,10 @@ class ToMProbe(BaseWrapper):
         self.env.step(action)
         events = tuple(base.event_log[start:])
         tracker, truth = base.knowledge(), base.true_facts()
-        context = ProbeContext(agent, events, base, tracker, truth, self._rng)
+        context = ProbeContext(agent, events, base, tracker, truth, self._rngs)
         for hook in self.probes:
             for question in hook(context):
-                if self.rate < 1.0 and self._rng.random() >= self.rate:
+                if self.rate < 1.0 and self._rngs[question.asked].random() >= self.rate:
                     continue
                 self._pending.setdefault(question.asked, []).append((base.round, question))
         ended = not base.agents or all(
@@ -154,8 +171,8 @@ class ToMProbe(BaseWrapper):
             rows = evidence(question, tracker)
             for row in rows:
                 row["because"] = _describe(base.event_log, row["event"])
-            self._count += 1
-            qid = f"tom-{self._count}"
+            self._count[agent] = number = self._count.get(agent, 0) + 1
+            qid = f"tom-{agent}-{number}"
             self._records[qid] = {
                 "id": qid,
                 "round": rnd,
@@ -223,6 +240,16 @@ class ToMProbe(BaseWrapper):
             "metrics": self.metrics(),
             "probes": [dict(r) for r in self._records.values()],
         }
+
+
+def seat_generator(seeds: Sequence[int], seat: str) -> np.random.Generator:
+    """The generator of ``seat``'s questions: its own stream of ``seeds``, keyed on its name.
+
+    A :class:`numpy.random.SeedSequence` child whose spawn key is the seat name's bytes, so
+    every seat's stream is independent of the others' and of the order seats are listed in.
+    """
+    key = tuple(seat.encode())
+    return np.random.default_rng(np.random.SeedSequence(list(seeds), spawn_key=key))
 
 
 def _describe(log: Sequence[Any], index: int | None) -> dict[str, Any] | None:

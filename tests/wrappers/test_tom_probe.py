@@ -360,3 +360,38 @@ def test_rate_asks_a_seeded_share_of_the_questions():
     assert asked(0.5) == half  # seeded
     with pytest.raises(ValueError, match="rate"):
         ToMProbe(MessageChannel(mase.make("mase/SearchRescue-v0")), rate=0.0)
+
+
+def _bravo_after(alpha_turn, seed):
+    """What Bravo is shown at its second turn after Alpha's first turn was ``alpha_turn``."""
+    env = ToMProbe(MessageChannel(mase.make("mase/SearchRescue-v0", obs_mode="both")), seed=seed)
+    env.reset(seed=seed)
+    place(env, alpha=3, bravo=0, charlie=5)
+    play(env, alpha_turn, INSPECT, INSPECT, ("go", 0))  # bravo and charlie inspect alone
+    base = env.unwrapped
+    assert base.agent_selection == "bravo"
+    obs, reward, ended, cut, info = env.last()
+    return {
+        "text": obs["text"],
+        "vector": obs["observation"].tobytes(),
+        "mask": obs["action_mask"].tobytes(),
+        "rewards": (reward, ended, cut),
+        "questions": info.get("tom_questions"),
+    }
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_teammates_unseen_action_does_not_change_the_questions(seed):
+    # alone in room 3, alpha inspects bomb 2 or wastes its turn on a door that is not there:
+    # bravo (in room 0) sees neither, so everything it is shown must be the same, questions too
+    inspected, wasted = _bravo_after(INSPECT, seed), _bravo_after(("go", 5), seed)
+    assert inspected["questions"], "bravo's inspection asks it questions"
+    assert inspected == wasted
+
+
+def test_question_ids_count_per_seat():
+    env = setup(alpha=3, bravo=3, charlie=3, witness=True)
+    play(env, INSPECT, INSPECT, INSPECT, INSPECT)
+    ids = [p["id"] for p in env.episode_record()["probes"]]
+    assert ids[:3] == ["tom-alpha-1", "tom-alpha-2", "tom-alpha-3"]
+    assert ids[3:6] == ["tom-bravo-1", "tom-bravo-2", "tom-bravo-3"]
