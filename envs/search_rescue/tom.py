@@ -46,8 +46,8 @@ generator (``context.rng_for(A)``: what A is asked never depends on the question
 others, whose actions A may not have seen), once per action (the same P for every kind of that
 action); an invalid action (wrong colour, no door, unreadable reply) asks nothing, since it
 changes no fact; a message alone asks nothing (the paper asks after actions); with no teammates
-only introspection is asked. The fact keys are fixed when the question is made, from the true facts then (kind
-``room``: the bomb that room holds).
+only introspection is asked. The fact keys are fixed when the question is made, from the true
+facts then (kind ``room``: the bomb that room holds).
 """
 
 from __future__ import annotations
