@@ -6,9 +6,22 @@ its ``max_retries`` times what the server did not work on: rate limits and serve
 (status 408, 409, 429, 5xx; after ``Retry-After`` when the server says, else with exponential
 backoff) and connections that failed or dropped. A request that timed out is not retried: the
 server may still be generating its reply (a local server with one slot would then queue the
-retry behind the abandoned request). What still fails comes back as a :class:`Completion` with
-``error`` set, never as an exception, so an agent can treat it as a bad reply. Errors and empty
-replies are not cached; the cache key includes the endpoint and the reply's token limit.
+retry behind the abandoned request). A server that asks for a wait longer than the config's
+``max_retry_wait`` is not waited for: the call fails at once, naming the wait asked. What still
+fails comes back as a :class:`Completion` with ``error`` set, never as an exception, so an
+agent can treat it as a bad reply; the API key never appears in it (nor in the cache), even
+when the server echoes it back.
+
+Errors and empty replies are not cached; the cache key includes the reply's token limit and the
+endpoint's scope: the config's ``cache_scope`` if it gives one, else the URL with a fingerprint
+of the server behind it (:meth:`ChatClient.fingerprint`: its ``Server`` header and the
+``/models`` entry of the model asked for, read once per client). Two servers on one URL that
+say they are different (another task's offline model, another responder, other faults) then
+never answer from each other's replies; a server that tells nothing about itself (no
+``/models``, or the model not listed) is scoped by its URL and header alone, and one that cannot
+be reached is keyed apart from every fingerprinted scope (its calls fail anyway).
+:meth:`ChatClient.check` is the one request a command makes before its first episode, so a
+dead or refusing endpoint is reported in seconds, not after every episode's retries.
 
 A call's token limit (``max_tokens``) is the config's for its kind of request
 (:meth:`~mase.llm.config.LLMConfig.tokens_for`: an action, a belief, a probe's answer, a
@@ -25,7 +38,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import email.utils
+import hashlib
 import json
+import math
 import random
 import threading
 import time
@@ -38,7 +54,7 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from mase.llm.cache import ResponseCache, encodable, request_key
-from mase.llm.config import LLMConfig
+from mase.llm.config import LLMConfig, LLMUnavailable
 
 
 @dataclass(frozen=True)
@@ -66,8 +82,14 @@ class Completion:
 #: What a failed call can raise once the client has given up: the API's own errors, a body
 #: that is not JSON, and a response without the fields of a chat completion.
 _CALL_ERRORS = (openai.APIError, json.JSONDecodeError)
-#: The longest wait before a retry, whatever the server asks (seconds).
-MAX_RETRY_WAIT = 60.0
+#: The longest backoff before a retry when the server names no wait (seconds).
+MAX_BACKOFF = 8.0
+#: Seconds :meth:`ChatClient.check` and :meth:`ChatClient.fingerprint` wait for ``/models``.
+CHECK_TIMEOUT = 5.0
+
+
+class RetryTooLong(Exception):
+    """The server asked for a wait before a retry that is longer than the config allows."""
 
 
 def retryable(exc: Exception) -> bool:
@@ -86,23 +108,55 @@ def retryable(exc: Exception) -> bool:
     return False
 
 
-def retry_wait(exc: Exception, attempt: int) -> float:
-    """Seconds to wait before retry ``attempt`` (0 first).
+def asked_wait(exc: Exception) -> float | None:
+    """The wait the server asked for before a retry, in seconds (``None``: it asked none).
 
-    The server's ``Retry-After`` if it gives one (``retry-after-ms``, or ``retry-after`` in
-    seconds; at most :data:`MAX_RETRY_WAIT`), else 0.5 s doubling per attempt up to 8 s, less
-    up to a quarter.
+    Read from ``retry-after-ms``, else ``retry-after`` in seconds or as an HTTP date; a value
+    that is not a finite number of 0 or more counts as none.
     """
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None) or {}
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        try:
-            wait = float(headers.get(name)) * scale
-        except (TypeError, ValueError):
+        text = headers.get(name)
+        if text is None:
             continue
-        if 0 <= wait <= MAX_RETRY_WAIT:
+        try:
+            wait = float(text) * scale
+        except (TypeError, ValueError):
+            wait = _http_date_wait(text) if name == "retry-after" else None
+        if wait is not None and math.isfinite(wait) and wait >= 0:
             return wait
-    return min(0.5 * 2**attempt, 8.0) * (1 - 0.25 * random.random())
+    return None
+
+
+def _http_date_wait(text: str) -> float | None:
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def retry_wait(exc: Exception, attempt: int, most: float = 60.0) -> float:
+    """Seconds to wait before retry ``attempt`` (0 first).
+
+    The server's ``Retry-After`` (:func:`asked_wait`) if it gives one, else 0.5 s doubling per
+    attempt up to :data:`MAX_BACKOFF`, less up to a quarter.
+
+    Raises:
+        RetryTooLong: the server asked for more than ``most`` seconds.
+    """
+    wait = asked_wait(exc)
+    if wait is not None:
+        if wait > most:
+            raise RetryTooLong(
+                f"the server asked to wait {wait:.0f} s before a retry (Retry-After), over the "
+                f"limit of {most:.0f} s (max_retry_wait); gave up"
+            )
+        return wait
+    return min(0.5 * 2**attempt, MAX_BACKOFF) * (1 - 0.25 * random.random())
 
 
 class ChatClient:
@@ -123,12 +177,13 @@ class ChatClient:
         self.config = config
         path = config.cache_path()
         self.cache = ResponseCache(path) if path is not None else None
-        self._endpoint = config.cache_scope or config.endpoint()
+        self._scope: str | None = config.cache_scope  # else found at the first lookup
         self._params: dict[str, Any] = {
             "temperature": config.temperature,
             "max_tokens": config.max_tokens,
         }
         self._lock = threading.Lock()
+        self._scope_lock = threading.Lock()
         self._requests = 0
         self._cache_hits = 0
         # built on first use: building one costs ~0.1 s (TLS certificates), and a missing key
@@ -188,8 +243,12 @@ class ChatClient:
                 return self._finish(key, response, time.perf_counter() - start)
             except _CALL_ERRORS as exc:
                 if attempt == self.config.max_retries or not retryable(exc):
-                    return _failed(exc, time.perf_counter() - start)
-                time.sleep(retry_wait(exc, attempt))
+                    return self._failed(exc, time.perf_counter() - start)
+                try:
+                    wait = retry_wait(exc, attempt, self.config.max_retry_wait)
+                except RetryTooLong as too_long:
+                    return self._failed(too_long, time.perf_counter() - start, exc)
+                time.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def acomplete(self, messages: list[dict[str, Any]], kind: str = "action") -> Completion:
@@ -208,9 +267,93 @@ class ChatClient:
                 return self._finish(key, response, time.perf_counter() - start)
             except _CALL_ERRORS as exc:
                 if attempt == self.config.max_retries or not retryable(exc):
-                    return _failed(exc, time.perf_counter() - start)
-                await asyncio.sleep(retry_wait(exc, attempt))
+                    return self._failed(exc, time.perf_counter() - start)
+                try:
+                    wait = retry_wait(exc, attempt, self.config.max_retry_wait)
+                except RetryTooLong as too_long:
+                    return self._failed(too_long, time.perf_counter() - start, exc)
+                await asyncio.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def check(self) -> str:
+        """One ``GET /models`` to see that the endpoint answers; returns its fingerprint.
+
+        Waits at most :data:`CHECK_TIMEOUT` seconds (or the config's timeout, if shorter) and
+        retries nothing. Any answer but a refused key counts as up: a server without
+        ``/models`` still serves chat.
+
+        Raises:
+            LLMUnavailable: no key for a remote endpoint; the endpoint cannot be reached,
+                did not answer in time, or refused the key (401, 403). One line, naming the
+                URL and never the key.
+        """
+        where = self.config.endpoint()
+        try:
+            return self._read_fingerprint()
+        except openai.APITimeoutError:
+            wait = min(CHECK_TIMEOUT, self.config.timeout)
+            raise LLMUnavailable(f"the model endpoint {where} did not answer in {wait:g} s") from None
+        except openai.APIConnectionError as exc:
+            cause = self._redact(str(exc.__cause__ or exc))
+            raise LLMUnavailable(f"cannot reach the model endpoint {where}: {cause}") from None
+        except openai.APIStatusError as exc:
+            if exc.status_code not in (401, 403):
+                return self._fingerprint_of(exc.response)
+            raise LLMUnavailable(
+                f"the model endpoint {where} refused the API key ({exc.status_code}): "
+                "check OPENAI_API_KEY"
+            ) from None
+
+    def fingerprint(self) -> str:
+        """What the server says it is: a hash of its ``Server`` header and the model's entry.
+
+        The entry of ``/models`` whose id is the config's model, without ``created`` (llama.cpp
+        and vLLM give the time of the request there); ``"unreachable"`` when ``/models`` gives
+        no answer at all.
+        """
+        try:
+            return self._read_fingerprint()
+        except openai.APIStatusError as exc:
+            return self._fingerprint_of(exc.response)
+        except (openai.APIError, LLMUnavailable):
+            return "unreachable"
+
+    def cache_scope(self) -> str:
+        """The endpoint as the cache keys it: the config's ``cache_scope``, else URL and fingerprint."""
+        if self._scope is None:
+            with self._scope_lock:
+                if self._scope is None:
+                    self._scope = f"{self.config.endpoint()} {self.fingerprint()}"
+        return self._scope
+
+    def _read_fingerprint(self) -> str:
+        wait = min(CHECK_TIMEOUT, self.config.timeout)
+        client = self._sync_client().with_options(timeout=wait, max_retries=0)
+        raw = client.models.with_raw_response.list()
+        return self._fingerprint_of(raw.http_response, raw.parse())
+
+    def _fingerprint_of(self, response: Any, page: Any = None) -> str:
+        entry: dict[str, Any] = {}
+        for model in getattr(page, "data", None) or []:
+            if getattr(model, "id", None) == self.config.model:
+                entry = model.model_dump(exclude={"created"})
+                break
+        headers = getattr(response, "headers", None) or {}
+        seen = {"server": headers.get("server"), "model": entry}
+        data = json.dumps(seen, sort_keys=True, default=str).encode("utf-8", "replace")
+        return "fingerprint:" + hashlib.sha256(data).hexdigest()[:16]
+
+    def _failed(self, exc: Exception, latency: float, cause: Exception | None = None) -> Completion:
+        """A failed call's completion; the key is cut out of the message, wherever it came from."""
+        name = type(cause or exc).__name__
+        return Completion("", latency_s=latency, error=self._redact(f"{name}: {exc}"))
+
+    def _redact(self, text: str) -> str:
+        try:
+            key = self.config.resolved_api_key()
+        except LLMUnavailable:
+            return text
+        return text.replace(key, "[API key]") if len(key) >= 4 else text
 
     def close(self) -> None:
         """Close the HTTP connections and the cache."""
@@ -228,7 +371,7 @@ class ChatClient:
         key = None
         if self.cache is not None:
             params = {**self._params, "max_tokens": body.get("max_tokens")}
-            key = request_key(self.config.model, messages, params, self._endpoint)
+            key = request_key(self.config.model, messages, params, self.cache_scope())
             stored = self.cache.get(key)
             if stored is not None:
                 with self._lock:
@@ -358,6 +501,3 @@ def encodable_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 fixed[i] = {**message, "content": text}
     return messages if fixed is None else fixed
 
-
-def _failed(exc: Exception, latency: float) -> Completion:
-    return Completion("", latency_s=latency, error=f"{type(exc).__name__}: {exc}")

@@ -83,6 +83,24 @@ def is_loopback(base_url: str | None) -> bool:
         return False
 
 
+def check_base_url(base_url: str) -> None:
+    """Refuse an endpoint that is not an ``http://`` or ``https://`` URL with a host.
+
+    >>> check_base_url("127.0.0.1:8000/v1")
+    Traceback (most recent call last):
+    ...
+    ValueError: the base URL '127.0.0.1:8000/v1' has no scheme: write http://127.0.0.1:8000/v1
+    """
+    parsed = urlparse(base_url)
+    if parsed.scheme in ("http", "https") and parsed.hostname:
+        return
+    if "://" not in base_url:
+        raise ValueError(
+            f"the base URL {base_url!r} has no scheme: write http://{base_url.lstrip('/')}"
+        )
+    raise ValueError(f"the base URL {base_url!r} must be an http:// or https:// URL with a host")
+
+
 @dataclass(frozen=True)
 class LLMConfig:
     """How to reach a chat model and what to ask of it.
@@ -106,9 +124,12 @@ class LLMConfig:
             :data:`mase.llm.usage.DEFAULT_PRICES`.
         max_errors: failed calls in a row (after the client's retries) before an agent gives
             up on the episode with :class:`LLMUnavailable`.
-        cache_scope: what the response cache calls the endpoint (default: its URL). A model
-            served on a port picked afresh each run names itself instead (``--local`` gives its
-            model file), so a rerun replays from the cache.
+        cache_scope: what the response cache calls the endpoint (default: its URL and the
+            fingerprint of the server behind it, see :mod:`mase.llm.client`). A model served on
+            a port picked afresh each run names itself instead (``--local`` gives its model
+            file), so a rerun replays from the cache.
+        max_retry_wait: the longest ``Retry-After`` honoured, in seconds; a server asking for
+            a longer wait fails the call at once, saying so.
 
     Example:
         >>> LLMConfig(base_url="http://127.0.0.1:8000/v1").resolved_api_key()
@@ -127,10 +148,15 @@ class LLMConfig:
     prices: dict[str, tuple[float, float]] | None = None
     max_errors: int = 5
     cache_scope: str | None = None
+    max_retry_wait: float = 60.0
 
     def __post_init__(self) -> None:
         if not self.model:
             raise ValueError("model must be a non-empty model id")
+        if self.base_url is not None:
+            check_base_url(self.base_url)
+        if not self.max_retry_wait >= 0:  # NaN too
+            raise ValueError(f"max_retry_wait must be 0 or more, got {self.max_retry_wait}")
         if self.timeout <= 0:
             raise ValueError(f"timeout must be positive, got {self.timeout}")
         if self.max_retries < 0:

@@ -12,8 +12,13 @@ errors, hangs, broken JSON, empty and huge replies), from a seeded generator so 
 sees the same sequence every run.
 
 A broken or hostile client gets an OpenAI-shaped ``400`` naming what is wrong with its request
-(``411`` for a chunked body, ``413`` for one over 16 MB), and a connection that sends nothing
-for ``idle_timeout`` seconds is dropped, so stalled clients cannot pin the server's threads.
+(``411`` for a chunked body, ``413`` for one over :data:`~mase.llm.wire.MAX_BODY_BYTES` (16 MB),
+``431`` for a head over 64 KB). Requests are read by one thread and answered by a bounded pool
+(:mod:`mase.llm.connections`), so stalled or trickling clients cannot pin the server's threads:
+a whole request must arrive within ``request_timeout`` seconds of its first byte, a connection
+silent for ``idle_timeout`` seconds is dropped, and at most ``max_connections`` are open. Under
+200 sockets trickling a byte every 2-3 s the server holds 2 threads, not 202, and
+other clients' requests are answered in milliseconds.
 
 Token counts in ``usage`` are whitespace-separated words, not a real tokenizer's tokens: they
 are for bookkeeping code paths, not for cost estimates.
@@ -21,16 +26,20 @@ are for bookkeeping code paths, not for cost estimates.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import io
+import socket
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from mase.llm.wire import MAX_BODY_BYTES, BadRequest, Reply, chat_request, pad
+from mase.llm.connections import Connections
+from mase.llm.wire import MAX_BODY_BYTES, BadRequest, Reply, chat_request, error_object, pad
 
 #: The model: request messages in, reply text out.
 Responder = Callable[[list[dict[str, Any]]], str]
@@ -106,7 +115,14 @@ class OfflineServer:
         model: the model id listed by ``/v1/models``.
         idle_timeout: seconds a connection may go without sending (or taking) a byte before
             the server drops it; a request cut short this way is answered ``400``. ``None``
-            waits forever, which lets stalled clients pin a thread each.
+            waits forever.
+        request_timeout: seconds from a request's first byte until all of it (head and body)
+            must have arrived, however steadily it trickles; one late is dropped (its head
+            not all here) or answered ``400`` (its body cut short). ``None``: no deadline.
+        max_connections: connections open at once; at the bound, the one waiting longest for
+            its request is dropped for a newcomer (``503`` only when all are being answered).
+        workers: requests answered at once, each by a thread started when first needed; more
+            wait their turn (a hanging fault holds a worker for ``timeout_seconds``).
 
     Example:
         >>> import openai
@@ -127,11 +143,19 @@ class OfflineServer:
         faults: Faults | None = None,
         model: str = "mase-offline",
         idle_timeout: float | None = 10.0,
+        request_timeout: float | None = 10.0,
+        max_connections: int = 512,
+        workers: int = 64,
     ):
-        if idle_timeout is not None and not idle_timeout > 0:
-            raise ValueError(f"idle_timeout must be positive or None, got {idle_timeout}")
+        for name, value in (("idle_timeout", idle_timeout), ("request_timeout", request_timeout)):
+            if value is not None and not value > 0:  # NaN too
+                raise ValueError(f"{name} must be positive or None, got {value}")
+        for name, value in (("max_connections", max_connections), ("workers", workers)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a whole number of 1 or more, got {value!r}")
         self.responder = responder
         self.idle_timeout = idle_timeout
+        self.request_timeout = request_timeout
         self.faults = faults or Faults()
         self.model = model
         self._rng = random.Random(self.faults.seed)
@@ -139,8 +163,14 @@ class OfflineServer:
         # set on stop(), so that a request hanging in timeout mode ends with the server
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
-        self._httpd = _Server((host, port), _handler_class(self))
-        self._httpd.daemon_threads = True
+        handler = _handler_class(self)
+
+        def handle(sock: socket.socket, data: bytes, address: tuple) -> tuple[bool, bytes]:
+            return handler(sock, data, address).outcome()
+
+        self._httpd = Connections(
+            (host, port), handle, idle_timeout, request_timeout, max_connections, workers
+        )
 
     @property
     def host(self) -> str:
@@ -161,11 +191,8 @@ class OfflineServer:
         """Serve in a background thread; returns the server."""
         if self._thread is not None:
             raise RuntimeError("the server is already running; call stop() first")
-        # shutdown() waits for the serve loop's next poll: the default 0.5 s made every
-        # stop() (every test's server) cost up to half a second
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},
             name="mase-offline-server",
             daemon=True,
         )
@@ -213,28 +240,27 @@ class OfflineServer:
         self._stopping.wait(seconds)
 
 
-class _Server(ThreadingHTTPServer):
-    """A threading HTTP server with a long accept queue.
-
-    The standard library's default queue holds 5 pending connections: when more clients
-    connect at once (concurrent evaluations), the rest are refused and the client retries
-    about a second later, which ruins any latency measurement.
-    """
-
-    request_queue_size = 1024
-
-
-def _handler_class(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
-    """A request handler bound to ``server`` (http.server builds one handler per request)."""
+def _handler_class(server: OfflineServer) -> type[_ChatHandler]:
+    """A request handler bound to ``server``, whose ``Server`` header names its model."""
 
     class Handler(_ChatHandler):
         offline = server
-        # socketserver sets it on each connection's socket; the default (10 s) outlasts the
-        # openai client's keep-alive expiry (httpx: 5 s), so the client retires an idle
-        # pooled connection before the server can close it under a new request
-        timeout = server.idle_timeout
+        server_version = f"mase-offline ({_name_of(server.responder)}; {_faults_of(server)})"
 
     return Handler
+
+
+def _name_of(responder: Responder) -> str:
+    """Where the responder's code lives: ``module.qualname`` of it (or of its class)."""
+    owner = responder if hasattr(responder, "__qualname__") else type(responder)
+    return f"{getattr(owner, '__module__', '?')}.{getattr(owner, '__qualname__', '?')}"
+
+
+def _faults_of(server: OfflineServer) -> str:
+    """The faults in a few words: a faulty server is another endpoint to the response cache."""
+    faults = dataclasses.asdict(server.faults)
+    changed = {k: v for k, v in faults.items() if v != getattr(Faults, k)}
+    return "no faults" if not changed else ", ".join(f"{k}={v}" for k, v in changed.items())
 
 
 class _ChatHandler(BaseHTTPRequestHandler):
@@ -242,17 +268,33 @@ class _ChatHandler(BaseHTTPRequestHandler):
 
     offline: OfflineServer
     protocol_version = "HTTP/1.1"  # keep-alive: the openai client reuses connections
-    disable_nagle_algorithm = True  # without it every small reply waits ~40 ms for an ACK
+
+    def __init__(self, sock: socket.socket, data: bytes, address: tuple):
+        # not BaseRequestHandler's __init__, which reads a connection to its end: this
+        # answers one request that has all arrived, and the connection goes back to the
+        # reading thread (mase.llm.connections)
+        self.request = self.connection = sock
+        self.client_address = address
+        self.server = None
+        self.rfile = io.BytesIO(data)
+        self.wfile = _SocketWriter(sock)
+        self.close_connection = True
+
+    def outcome(self) -> tuple[bool, bytes]:
+        """Answer the request; whether the connection stays open, and the bytes after it."""
+        try:
+            self.handle_one_request()
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            # a client that hung up (e.g. timed out) or stopped reading is not an error
+            self.close_connection = True
+        return not self.close_connection, self.rfile.read()
 
     def log_message(self, format: str, *args: Any) -> None:
         """Stay quiet: a test or a demo does not want a line per request on stderr."""
 
-    def handle(self) -> None:
-        """Serve the connection; a client that hung up (e.g. timed out) is not an error."""
-        try:
-            super().handle()
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
+    def version_string(self) -> str:
+        """The ``Server`` header: the model, without the Python version (a cache fingerprint)."""
+        return self.server_version
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """Answer http.server's own refusals (garbled request line, ...) as OpenAI errors."""
@@ -267,6 +309,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
             self._error(404, f"no route GET {self.path}", "not_found_error")
             return
         model = {"id": self.offline.model, "object": "model", "created": 0, "owned_by": "mase"}
+        # the cache's fingerprint of this endpoint reads it (with the Server header)
+        model["responder"] = _name_of(self.offline.responder)
         self._json(200, {"object": "list", "data": [model]})
 
     def do_POST(self) -> None:  # the name http.server dispatches to
@@ -332,19 +376,15 @@ class _ChatHandler(BaseHTTPRequestHandler):
         if length > MAX_BODY_BYTES:
             message = f"the body ({length} bytes) is over the limit of 16 MB"
             raise BadRequest(message, 413, close=True)
-        body = bytearray()
-        try:
-            while len(body) < length and (chunk := self.rfile.read1(length - len(body))):
-                body += chunk
-        except TimeoutError:
-            pass
+        # the reading thread has buffered the whole request, or all of it that came in time
+        body = self.rfile.read(length)
         if len(body) < length:
             message = (
                 f"the body ended or stalled after {len(body)} of the {length} bytes its "
                 "Content-Length announced"
             )
             raise BadRequest(message, close=True)
-        return bytes(body)
+        return body
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -370,8 +410,7 @@ class _ChatHandler(BaseHTTPRequestHandler):
             headers["retry-after-ms"] = str(int(self.offline.faults.retry_after * 1000))
         if close:  # http.server then closes the connection after this reply
             headers["Connection"] = "close"
-        error = {"message": message, "type": kind, "param": param, "code": str(status)}
-        self._json(status, {"error": error}, headers)
+        self._json(status, error_object(status, message, kind, param), headers)
 
     def _stream(self, chunks: Iterator[dict], malformed: bool) -> None:
         # no length is known up front, so the stream ends by closing the connection
@@ -389,3 +428,17 @@ class _ChatHandler(BaseHTTPRequestHandler):
             self.wfile.flush()
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
+
+
+class _SocketWriter(io.RawIOBase):
+    """Writes straight to the socket (``http.server``'s ``wfile``), blocking up to its timeout."""
+
+    def __init__(self, sock: socket.socket):
+        self._sock = sock
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        self._sock.sendall(data)
+        return len(data)

@@ -49,18 +49,50 @@ _JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a bool
 _OPTIONAL_FIELDS = {"model": str, "stream": bool, "stream_options": dict}
 
 
+#: The sampling settings checked when present and not null: field -> (least, most, whole).
+#: The server samples nothing, but a request a hosted API would refuse is refused here too,
+#: so a bad setting is found offline rather than on the first paid call.
+_NUMBER_FIELDS = {
+    "temperature": (0.0, 2.0, False),
+    "top_p": (0.0, 1.0, False),
+    "presence_penalty": (-2.0, 2.0, False),
+    "frequency_penalty": (-2.0, 2.0, False),
+    "max_tokens": (1, None, True),
+    "max_completion_tokens": (1, None, True),
+    "n": (1, 128, True),
+}
+
+
+def _no_constant(name: str) -> float:
+    """Refuse ``NaN``, ``Infinity`` and ``-Infinity``: Python's JSON reader takes them, JSON not."""
+    raise BadRequest(f"the body is not JSON: {name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    """A JSON number with a fraction or exponent; one too large for a float (``1e999``) refused."""
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise BadRequest(f"the body holds a number too large for a float: {text[:40]}")
+    return value
+
+
 def chat_request(body: bytes) -> dict[str, Any]:
     """The chat request in ``body``, checked as far as this server reads it.
+
+    Besides the shape of the messages: no ``NaN`` or infinite numbers, no lone surrogates
+    (``"\\ud800"``, which is not Unicode text) in any string, and the sampling settings of
+    :data:`_NUMBER_FIELDS` in their ranges.
 
     Raises:
         BadRequest: naming the first thing wrong, in the field the OpenAI API would name.
     """
     try:
-        request = json.loads(body)
+        request = json.loads(body, parse_constant=_no_constant, parse_float=_finite)
     except RecursionError:  # json's C scanner recurses once per nested list or object
         raise BadRequest("the body nests too deeply to parse") from None
     except ValueError as exc:
         raise BadRequest(f"the body is not JSON: {exc}") from None
+    _check_text(request)
     if not isinstance(request, dict):
         raise BadRequest(f"the body must be a JSON object, got {_JSON_TYPES[type(request)]}")
     messages = request.get("messages")
@@ -82,7 +114,56 @@ def chat_request(body: bytes) -> dict[str, Any]:
         if request.get(key) is not None and not isinstance(request[key], kind):
             got = _what_is(request, key)
             raise BadRequest(f"{key} must be {_JSON_TYPES[kind]}, got {got}", param=key)
+    for key, (least, most, whole) in _NUMBER_FIELDS.items():
+        _check_number(request, key, least, most, whole)
     return request
+
+
+def _check_text(request: Any) -> None:
+    """Refuse a request whose strings are not all Unicode text (a lone surrogate)."""
+    try:
+        # one pass over the whole request, keys included; linear in its size
+        json.dumps(request, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        where = "the body"
+        if isinstance(request, dict) and isinstance(request.get("messages"), list):
+            for i, message in enumerate(request["messages"]):
+                content = message.get("content") if isinstance(message, dict) else None
+                if isinstance(content, str) and not content.isascii():
+                    try:
+                        content.encode("utf-8")
+                    except UnicodeEncodeError:
+                        where = f"messages[{i}].content"
+                        break
+        param = None if where == "the body" else where
+        message = f"{where} holds a lone surrogate (such as \\ud800), which is not Unicode text"
+        raise BadRequest(message, param=param) from None
+
+
+def _check_number(
+    request: dict[str, Any], key: str, least: float, most: float | None, whole: bool
+) -> None:
+    """Refuse ``request[key]`` (when present and not null) outside ``[least, most]``."""
+    value = request.get(key)
+    if value is None:
+        return
+    kind = "a whole number" if whole else "a number"
+    ok_type = isinstance(value, int) if whole else isinstance(value, int | float)
+    if isinstance(value, bool) or not ok_type:
+        got = _what_is(request, key)
+        raise BadRequest(f"{key} must be {kind}, got {got}", param=key)
+    if value < least or (most is not None and value > most):
+        bound = f"between {least} and {most}" if most is not None else f"at least {least}"
+        raise BadRequest(f"{key} must be {bound}, got {value}", param=key)
+
+
+def error_object(
+    status: int, message: str, kind: str | None = None, param: str | None = None
+) -> dict[str, Any]:
+    """An error body in the OpenAI API's shape; ``kind`` defaults by the status's class."""
+    if kind is None:
+        kind = "invalid_request_error" if status < 500 else "server_error"
+    return {"error": {"message": message, "type": kind, "param": param, "code": str(status)}}
 
 
 def _what_is(fields: dict[str, Any], key: str) -> str:
