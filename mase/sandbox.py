@@ -1,82 +1,97 @@
-"""Run a model-written Python program in a limited child process.
+"""Run a model-written Python program behind an operating-system boundary.
 
 A CodeAct agent writes a small program over the facts it was given, and what the program prints
-informs its next action. :func:`run_code` runs such a program in a child interpreter and returns
-a :class:`SandboxResult`; its :meth:`~SandboxResult.feedback` is the text to show the model so
+informs its next action; a coding task runs a model's function against its tests.
+:func:`run_code` runs such a program in a child interpreter and returns a
+:class:`SandboxResult`; its :meth:`~SandboxResult.feedback` is the text to show the model so
 that it can fix its program.
 
-What this stops are the mistakes a model's program makes:
+The boundary is the kernel's. The child runs under bubblewrap (``bwrap``, the sandbox Flatpak
+uses), in three layers:
+
+1. **Namespaces** (bubblewrap): its own user, PID, network, IPC, UTS and cgroup namespaces,
+   so it has no network at all (not even the host's loopback), sees and can signal only its own
+   processes (a fresh ``/proc`` of its PID namespace), and holds no capability (all dropped;
+   it may not create further user namespaces). Its file system is a read-only view of only
+   what the interpreter needs: ``/usr`` (and ``/bin``, ``/lib``... as the host links them),
+   Python's prefixes (the virtual environment with its site-packages, so ``numpy`` imports),
+   this package's child script (:mod:`mase._sandbox_child`), a minimal ``/dev`` (read-only,
+   with a 1 MB ``/dev/shm``) and the working folder: a private tmpfs of
+   :data:`MAX_FOLDER_BYTES` at :data:`SANDBOX_FOLDER`, or the caller's ``folder`` bound
+   read-write at its own path. No ``/etc``, no host ``/tmp``, no home, no repository. It
+   starts with an empty environment (``--clearenv``) in a new session, and dies with its parent.
+2. **rlimits and a seccomp filter**, set by the child before the program starts, hard limits
+   equal to the soft ones so that the program cannot raise them: ``RLIMIT_AS`` (``memory_mb``
+   plus :data:`INTERPRETER_HEADROOM_MB`), ``RLIMIT_CPU`` (the time limit plus one second),
+   ``RLIMIT_FSIZE`` (:data:`MAX_FILE_BYTES`), ``RLIMIT_NOFILE``, ``RLIMIT_NPROC`` and
+   ``RLIMIT_CORE`` (0). The seccomp filter, a classic BPF program built here (no library),
+   refuses new processes (``clone`` without ``CLONE_THREAD``, ``fork``, ``vfork``;
+   ``clone3`` answers ``ENOSYS``, so the C library falls back to ``clone``), new programs
+   (``execve``), ``ptrace`` and reading other processes' memory, mounts, namespaces, ``bpf``,
+   ``io_uring``, keyrings and modules. It earns its place: where the host user is root (CI
+   containers), the kernel does not apply ``RLIMIT_NPROC``, so without it a fork bomb would
+   multiply until the time limit; it costs nothing measurable (see ``benchmarks/sandbox.py``).
+   (``pyseccomp`` or Debian's ``python3-seccomp`` would build the same filter from a
+   dependency; this one is 80 instructions.)
+3. **The audit hook** (:func:`sys.addaudithook`) of the earlier sandbox, kept as a second line
+   and for the messages a model reads: it refuses ``os.system``, ``subprocess``, ``os.fork``,
+   ``os.exec*``, signals, sockets, ``ctypes`` and ``resource.setrlimit``, and files outside
+   the folder, with a :class:`ForbiddenError` that says what was refused. Python documents
+   audit hooks as a way to observe code, not to sandbox it, and this one has known holes (a
+   program can reach it through ``gc``; ``os.open(..., dir_fd=)`` and ``os.mkfifo`` raise no
+   event it checks); the layers above do not depend on it.
+
+The time limit ends everything in the namespace: the parent kills the namespace's first
+process (``pid 1``, through a pidfd, so a recycled pid is never hit), the kernel then kills
+every other process of the namespace (session leaders included), and :func:`run_code` returns
+only after bubblewrap, which waits for that, has exited.
+
+Where bubblewrap cannot run (not installed, or user namespaces disabled; probed once per
+process, :func:`confinement_problem`), :func:`run_code` raises :class:`SandboxUnavailable`,
+whose one line names the fix, unless the caller opts into the **unconfined** child: the audit
+hook and the rlimits alone, in a child process of this machine's user with the host's file
+system and network behind only the hook (``run_code(..., unconfined=True)``,
+``CodeActAgent(unconfined=True)``, ``mase eval --unconfined-sandbox``, the run configuration's
+``unconfined_sandbox = true``, or :data:`UNCONFINED_VARIABLE` in the environment, which the
+last two set). Results say which ran (:attr:`SandboxResult.confined`), and so do the run's
+``config.json``, its episode records and its printed table.
+
+What the limits stop, in either child:
 
 * endless loops: a wall-clock timeout in the parent, counted from the program's start (the
-  child reports it), kills the child's process group, and ``RLIMIT_CPU`` stops threads that
-  burn CPU time faster than the clock runs;
-* huge allocations: ``RLIMIT_AS`` caps the child's address space, so the allocation fails with
-  ``MemoryError`` in the child and the parent is untouched;
+  child reports it on a status pipe; the interpreter has :data:`STARTUP_LIMIT_S` to start),
+  and ``RLIMIT_CPU`` for threads that burn CPU time faster than the clock runs;
+* huge allocations: ``MemoryError`` in the child, the parent untouched;
 * floods of output: stdout and stderr are read as they come, and a program that prints more than
   ``max_output`` characters on either is stopped;
-* stray writes and big files: creating, changing, renaming or removing files is allowed only
-  inside the working folder, and ``RLIMIT_FSIZE`` caps any file at :data:`MAX_FILE_BYTES`;
-* reading the machine's secrets: the child starts with an empty environment and may read only
-  its folder and Python's own files, not ``/etc``, ``/proc/*/environ`` or the user's home;
-* starting processes, the network and ``ctypes``: refused.
+* big files: ``RLIMIT_FSIZE`` per file, and the tmpfs's size for the folder as a whole.
 
-What it is not: a security boundary. The rules on files, processes and the network are an audit
-hook (:func:`sys.addaudithook`), and Python documents audit hooks as a way to observe code, not
-to sandbox it: C extensions act without raising events, and a determined program can reach the
-hook's state. Code from an adversary belongs in a container or a virtual machine.
+How the child runs: ``sys.executable -P -s -B -u -X utf8`` runs :mod:`mase._sandbox_child` as a
+script with ``PYTHONHASHSEED=0`` (``-I`` would be the same isolation but ignores it), in the
+working folder. The fixed hash seed makes a program that prints a set print it in the same
+order every run, as the seeded ``random`` (:data:`RANDOM_SEED`) makes its draws the same and the
+fixed folder path makes ``os.getcwd()`` the same, so a CodeAct game replays from the response
+cache. The program and the facts come as JSON on the child's standard input (then standard
+input is ``/dev/null``); the program sees the facts as its global ``facts`` and runs as
+``__main__`` (its tracebacks name it ``<program>``). The child sets
+``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS`` to 1 and ``TMPDIR`` to the
+folder, so the program's ``os.environ`` holds those, ``PYTHONHASHSEED`` and whatever Python
+itself sets (``LC_CTYPE``), nothing else.
 
-How the child runs: ``sys.executable -P -s -B -u -X utf8`` runs this file as a script with
-``env={"PYTHONHASHSEED": "0"}``, ``start_new_session=True`` and the working folder as its
-current directory (``-I`` would be the same isolation, but it ignores ``PYTHONHASHSEED``; the
-fixed seed makes a program that prints a set print it in the same order every run, as the
-seeded ``random`` (:data:`RANDOM_SEED`) makes its draws the same). The
-program and the facts travel in a JSON file, ``_sandbox_input.json``, that the child reads and
-removes before the program starts; the program sees the facts as its global ``facts`` and runs
-as ``__main__`` (its tracebacks name it ``<program>``). The child sets its limits, installs the
-audit hook, runs the program, and reports how it ended through a pipe. It sets
-``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS`` to 1 (a BLAS thread pool
-reserves tens of MB of address space per core) and ``TMPDIR`` to the folder, so the program's
-``os.environ`` holds those, ``PYTHONHASHSEED`` and whatever Python itself sets (``LC_CTYPE``),
-nothing else.
-
-The audit hook, for the events of Python 3.11:
-
-* refuses ``os.system``, ``subprocess.Popen``, ``os.exec``, ``os.posix_spawn``, ``os.fork`` and
-  ``os.forkpty`` (``os.spawn*``, ``pty`` and ``multiprocessing`` go through them;
-  ``_posixsubprocess.fork_exec``, which raises no event, is replaced by a refusal), ``os.kill``,
-  ``os.killpg``, ``socket.connect``, ``socket.bind``, ``socket.getaddrinfo``, ``socket.sendto``,
-  ``socket.sendmsg``, ``socket.gethostbyname``, ``socket.gethostbyaddr``,
-  ``socket.getnameinfo``, ``resource.setrlimit`` and ``resource.prlimit``;
-* refuses every ``ctypes.*`` event: ctypes is imported before the hook (numpy imports it), and
-  loading a library, looking up a symbol, calling a foreign function or reading memory through
-  it is refused, so the hook cannot be undone that way;
-* checks ``open``: writing only inside the folder (and ``/dev/null``), reading only the folder,
-  ``/dev/null``, ``/dev/urandom``, Python's prefixes and the ``sys.path`` entries that exist at
-  start; ``os.listdir``, ``os.scandir``, ``os.getxattr`` and ``os.listxattr`` count as reads;
-* checks ``os.chdir``: into the folder only;
-* checks ``os.mkdir``, ``os.remove``, ``os.rmdir``, ``os.rename``, ``os.link``, ``os.symlink``
-  (both ends), ``os.chmod``, ``os.chown``, ``os.utime``, ``os.truncate``, ``os.setxattr``,
-  ``os.removexattr``, ``shutil.rmtree`` and ``sqlite3.connect``: strictly inside the folder.
-
-Paths are resolved with :func:`os.path.realpath` (and ``dir_fd`` through ``/proc/self/fd``), so
-``..`` and symlinks do not lead out. A refusal raises :class:`ForbiddenError`, a
-:class:`PermissionError`; bytecode is not written (``-B``), so imports need no writes.
-
-It needs Linux (``resource``, process groups and ``/proc/self/fd``); elsewhere :func:`run_code`
-raises :class:`RuntimeError`.
+It needs Linux; elsewhere :func:`run_code` raises :class:`RuntimeError`.
 
 Example:
     >>> result = run_code("print(sum(facts['xs']))", {"xs": [1, 2, 3]})
-    >>> result.reason, result.stdout.strip()
-    ('ok', '6')
+    >>> result.reason, result.stdout.strip(), result.confined
+    ('ok', '6', True)
 """
 
 from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
 import json
-import math
 import os
 import selectors
 import shutil
@@ -85,43 +100,47 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Reason = Literal["ok", "exception", "timeout", "memory", "output_limit", "forbidden", "killed"]
+from mase import _sandbox_child as child_script
+from mase._sandbox_child import (
+    HASH_SEED,
+    INTERPRETER_HEADROOM_MB,
+    MAX_FILE_BYTES,
+    PROGRAM_NAME,
+    RANDOM_SEED,
+    ForbiddenError,
+)
 
-#: Address space the interpreter needs on top of ``memory_mb``. A bare ``python -I`` peaks at
-#: about 14 MB and this child, with its imports, at about 19 MB before the program starts; the
-#: rest is slack. Libraries count against ``memory_mb``: ``import numpy`` maps about 85 MB.
-INTERPRETER_HEADROOM_MB = 32
-#: The largest file the program may write (``RLIMIT_FSIZE``); a larger write fails with
-#: ``OSError: [Errno 27] File too large``.
-MAX_FILE_BYTES = 2**20
-#: The child's string hash seed: a program that prints a set of names prints them in the same
-#: order every run, so a replayed episode shows a model the same output (and hits the cache).
-HASH_SEED = "0"
-#: The seed of the standard library's ``random`` before the program starts, for the same reason:
-#: a program that calls ``random.choice`` prints the same choice every run (numpy's global
-#: generator is not seeded).
-RANDOM_SEED = 0
-#: The name of the program in its tracebacks.
-PROGRAM_NAME = "<program>"
+Reason = Literal["ok", "exception", "timeout", "memory", "output_limit", "forbidden", "killed"]
 
 #: The most an interpreter may take to start before the program's own clock runs (a child that
 #: has not started by then is stopped as a timeout): the limit counts from the program's start,
 #: so a machine slow to start processes does not shorten it.
 STARTUP_LIMIT_S = 30.0
+#: The working folder inside the sandbox when the caller gives none: a private tmpfs.
+SANDBOX_FOLDER = "/sandbox"
+#: The size of that tmpfs: what all the program's files together may take.
+MAX_FOLDER_BYTES = 64 * 2**20
+#: Set to ``1`` in the environment, it opts every :func:`run_code` that does not say otherwise
+#: into the unconfined child (``mase eval --unconfined-sandbox`` sets it for its run).
+UNCONFINED_VARIABLE = "MASE_UNCONFINED_SANDBOX"
 
-_INPUT_NAME = "_sandbox_input.json"
-#: What the child writes to the status pipe the moment the program starts.
-_STARTED = b"+"
+_CHILD_PATH = "/mase/sandbox_child.py"  # where the child script is bound inside the sandbox
+_SHM_BYTES = 2**20
 _READ_CHUNK = 65536
 #: How much of the traceback :meth:`SandboxResult.feedback` shows by default.
 _FEEDBACK_CHARS = 1500
-_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+#: The layers inside the child. Tests drop the hook and the filter to show that the namespaces
+#: alone hold; nothing else should change it.
+_LAYERS = ("hook", "seccomp")
+_OPT_IN = (
+    "or opt into the unconfined child (the audit hook alone): run_code(..., unconfined=True), "
+    "CodeActAgent(unconfined=True) or mase eval --unconfined-sandbox"
+)
+_PROBE_TIMEOUT_S = 20.0
 
 
 @dataclass(frozen=True)
@@ -138,6 +157,8 @@ class SandboxResult:
         error: One sentence for a model: what went wrong and which limit; empty when ok.
         returncode: The child's exit status, negative for the signal that ended it.
         seconds: Wall-clock time from start to end.
+        confined: Whether it ran under bubblewrap (False: the unconfined child, the audit hook
+            alone).
     """
 
     ok: bool
@@ -147,6 +168,7 @@ class SandboxResult:
     error: str
     returncode: int
     seconds: float
+    confined: bool = True
 
     def feedback(self, max_chars: int = _FEEDBACK_CHARS) -> str:
         """The text to show a model so it can fix its program; empty when the run was ok.
@@ -173,8 +195,8 @@ class SandboxResult:
         return text[:max_chars]
 
 
-class ForbiddenError(PermissionError):
-    """Raised in the child when the sandbox refuses an action."""
+class SandboxUnavailable(RuntimeError):
+    """Bubblewrap cannot run here, and the caller did not opt into the unconfined child."""
 
 
 def run_code(
@@ -185,8 +207,9 @@ def run_code(
     memory_mb: int = 256,
     max_output: int = 4000,
     folder: str | os.PathLike[str] | None = None,
+    unconfined: bool | None = None,
 ) -> SandboxResult:
-    """Run ``code`` in a limited child interpreter and report how it ended.
+    """Run ``code`` in a confined child interpreter and report how it ended.
 
     Args:
         code: The program's source.
@@ -198,45 +221,260 @@ def run_code(
             :data:`INTERPRETER_HEADROOM_MB`.
         max_output: Characters kept of stdout and of stderr; a program that prints more on
             either is stopped with reason ``"output_limit"``.
-        folder: The working folder, created if missing and kept afterwards; by default a fresh
-            temporary folder, removed afterwards.
+        folder: The working folder, created if missing and kept afterwards (bound read-write
+            into the sandbox at its own path); by default a private tmpfs inside the sandbox
+            (a temporary folder, removed afterwards, for the unconfined child).
+        unconfined: Run the unconfined child (the audit hook alone, no operating-system
+            boundary) instead of bubblewrap; ``None`` (the default) reads
+            :data:`UNCONFINED_VARIABLE`. Meant for machines where bubblewrap cannot run.
 
     Returns:
         The program's output and how it ended.
 
     Raises:
+        SandboxUnavailable: Bubblewrap cannot run here and ``unconfined`` is not set (the
+            message names the fix).
         RuntimeError: Not on Linux.
         ValueError: A limit is not positive.
         TypeError: The facts are not JSON-serializable.
     """
     if not sys.platform.startswith("linux"):
         raise RuntimeError(
-            f"mase.sandbox runs programs only on Linux (it needs resource limits, process "
-            f"groups and /proc), not on {sys.platform!r}; run the agent on a Linux machine"
+            f"mase.sandbox runs programs only on Linux (it needs namespaces, resource limits "
+            f"and /proc), not on {sys.platform!r}; run the agent on a Linux machine"
         )
     if timeout_s <= 0 or memory_mb <= 0 or max_output <= 0:
         raise ValueError(
             f"timeout_s, memory_mb and max_output must be positive, got {timeout_s}, "
             f"{memory_mb} and {max_output}"
         )
-    payload = json.dumps({"code": code, "facts": dict(facts or {})})
-    own_folder = folder is None
-    work = os.path.realpath(tempfile.mkdtemp(prefix="mase-sandbox-") if own_folder else folder)
-    os.makedirs(work, exist_ok=True)
+    confined = not require_confinement(unconfined)
+    payload = json.dumps({"code": code, "facts": dict(facts or {})}).encode()
+    limits = {"timeout_s": timeout_s, "memory_mb": memory_mb, "max_output": max_output}
+    if folder is not None:
+        work = os.path.realpath(folder)
+        os.makedirs(work, exist_ok=True)
+        return _supervise(payload, work, False, limits, confined)
+    if confined:
+        return _supervise(payload, SANDBOX_FOLDER, True, limits, confined)
+    work = os.path.realpath(tempfile.mkdtemp(prefix="mase-sandbox-"))
     try:
-        with open(os.path.join(work, _INPUT_NAME), "w", encoding="utf-8") as file:
-            file.write(payload)
-        return _supervise(work, timeout_s, memory_mb, max_output)
+        return _supervise(payload, work, True, limits, confined)
     finally:
-        if own_folder:
-            shutil.rmtree(work, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(os.path.join(work, _INPUT_NAME))
+        shutil.rmtree(work, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------------------------
-# The parent: start the child, read its output with a cap, stop it, classify the end.
+# Whether bubblewrap can run, and the opt-in to run without it.
+
+
+def unconfined_requested() -> bool:
+    """Whether :data:`UNCONFINED_VARIABLE` opts this process into the unconfined child."""
+    return os.environ.get(UNCONFINED_VARIABLE, "") == "1"
+
+
+@contextlib.contextmanager
+def unconfined_runs(allow: bool = True) -> Iterator[None]:
+    """Within the block, :func:`run_code` runs the unconfined child unless told otherwise.
+
+    It sets :data:`UNCONFINED_VARIABLE` (so processes started in the block, such as Ray's
+    local workers, inherit it) and restores it afterwards; ``allow=False`` changes nothing.
+    """
+    if not allow:
+        yield
+        return
+    before = os.environ.get(UNCONFINED_VARIABLE)
+    os.environ[UNCONFINED_VARIABLE] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(UNCONFINED_VARIABLE, None)
+        else:
+            os.environ[UNCONFINED_VARIABLE] = before
+
+
+def require_confinement(unconfined: bool | None = None) -> bool:
+    """Whether programs will run unconfined; raise if they may run neither way.
+
+    Args:
+        unconfined: The caller's choice; ``None`` reads :data:`UNCONFINED_VARIABLE`.
+
+    Returns:
+        True for the unconfined child, False for bubblewrap.
+
+    Raises:
+        SandboxUnavailable: Bubblewrap cannot run here and the caller did not opt out of it.
+    """
+    if unconfined is None:
+        unconfined = unconfined_requested()
+    if not unconfined:
+        problem = confinement_problem()
+        if problem is not None:
+            raise SandboxUnavailable(problem)
+    return bool(unconfined)
+
+
+def confinement_problem() -> str | None:
+    """Why bubblewrap cannot confine programs here, in one line naming the fix; None if it can.
+
+    The first call runs bubblewrap once with the sandbox's namespaces (a few milliseconds);
+    the answer is kept for the process.
+    """
+    bwrap = _bwrap_path()
+    if bwrap is None:
+        return (
+            "bubblewrap (bwrap) is not installed, so mase.sandbox cannot confine programs: "
+            f"install it (Debian/Ubuntu: apt-get install bubblewrap), {_OPT_IN}"
+        )
+    return _probe(bwrap)
+
+
+def _bwrap_path() -> str | None:
+    found = shutil.which("bwrap")
+    if found is None and os.access("/usr/bin/bwrap", os.X_OK):
+        found = "/usr/bin/bwrap"
+    return os.path.realpath(found) if found else None
+
+
+@functools.cache
+def _probe(bwrap: str) -> str | None:
+    command = [bwrap, *_ISOLATION, *_system_binds(), "--remount-ro", "/", "--", "true"]
+    try:
+        done = subprocess.run(
+            command, env={}, capture_output=True, timeout=_PROBE_TIMEOUT_S, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap ({bwrap}) could not be run ({exc}): reinstall it, {_OPT_IN}"
+    if done.returncode == 0:
+        return None
+    said = done.stderr.decode(errors="replace").strip().splitlines()
+    said = said[0] if said else f"exit status {done.returncode}"
+    if "Unknown option" in said or "Unrecognized" in said:
+        return (
+            f"bubblewrap ({bwrap}) is too old for mase.sandbox ({said}): install 0.8 or newer, "
+            f"{_OPT_IN}"
+        )
+    return (
+        f"bubblewrap cannot create its namespaces here ({said}): allow unprivileged user "
+        "namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu 24.04 "
+        f"kernel.apparmor_restrict_unprivileged_userns=0), or run in a VM or container that "
+        f"allows them, {_OPT_IN}"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The bubblewrap command.
+
+_ISOLATION = (
+    "--unshare-user",
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup",
+    "--disable-userns",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+    "--clearenv",
+    "--hostname",
+    "sandbox",
+    "--uid",
+    "65534",
+    "--gid",
+    "65534",
+)
+_SYSTEM_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+
+def _system_binds() -> list[str]:
+    """``/usr`` read-only, and ``/bin``, ``/lib``... as the host has them (links or folders)."""
+    binds = ["--ro-bind", "/usr", "/usr"]
+    for name in _SYSTEM_LINKS:
+        path = f"/{name}"
+        if os.path.islink(path):
+            binds += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            binds += ["--ro-bind", path, path]
+    return binds
+
+
+def _python_binds() -> list[str]:
+    """Python's prefixes, read-only, and the interpreter itself where it lives elsewhere."""
+    roots: list[str] = []
+    for prefix in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix):
+        roots += [os.path.abspath(prefix), os.path.realpath(prefix)]
+    for program in (sys.executable, os.path.realpath(sys.executable)):
+        if not any(_inside(program, root) for root in roots):
+            roots.append(os.path.abspath(program))
+    binds: list[str] = []
+    kept: list[str] = ["/usr"]
+    for root in sorted(set(roots), key=len):
+        if os.path.exists(root) and not any(_inside(root, other) for other in kept):
+            binds += ["--ro-bind", root, root]
+            kept.append(root)
+    return binds
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(os.path.join(root, ""))
+
+
+def _bwrap_command(
+    work: str, own_folder: bool, status_fd: int, info_fd: int, limits: dict[str, float]
+) -> list[str]:
+    """The command line that runs the child under bubblewrap in ``work``."""
+    bwrap = _bwrap_path()
+    assert bwrap is not None  # require_confinement checked
+    folder = ["--size", str(MAX_FOLDER_BYTES), "--tmpfs", work] if own_folder else []
+    command = [
+        bwrap,
+        *_ISOLATION,
+        "--setenv",
+        "PYTHONHASHSEED",
+        HASH_SEED,
+        *_system_binds(),
+        *_python_binds(),
+        "--ro-bind",
+        os.path.realpath(child_script.__file__),
+        _CHILD_PATH,
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(_SHM_BYTES),
+        "--tmpfs",
+        "/dev/shm",
+        "--remount-ro",
+        "/dev",
+        *(folder or ["--bind", work, work]),
+        "--remount-ro",
+        "/",
+        "--chdir",
+        work,
+        "--info-fd",
+        str(info_fd),
+        "--",
+    ]
+    return command + _interpreter(_CHILD_PATH, work, status_fd, limits, ("confined", *_LAYERS))
+
+
+def _interpreter(
+    script: str, work: str, status_fd: int, limits: dict[str, float], layers: tuple[str, ...]
+) -> list[str]:
+    # -P -s and an environment of our own are -I's isolation, but let PYTHONHASHSEED in
+    return [
+        sys.executable,
+        *("-P", "-s", "-B", "-u", "-X", "utf8", script, work, str(status_fd)),
+        *(str(limits["memory_mb"]), str(limits["timeout_s"]), ",".join(layers) or "none"),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# The parent: start the child, feed it, read its output with a cap, stop it, classify the end.
 
 
 @dataclass
@@ -249,72 +487,127 @@ class _Capture:
     text: str = ""
 
 
-def _supervise(work: str, timeout_s: float, memory_mb: int, max_output: int) -> SandboxResult:
+def _supervise(
+    payload: bytes, work: str, own_folder: bool, limits: dict[str, float], confined: bool
+) -> SandboxResult:
     """Start the child in ``work``, collect its output and turn its end into a result."""
     status_read, status_write = os.pipe()
-    # -P -s and an environment of our own are -I's isolation, but let PYTHONHASHSEED in
-    command = [sys.executable, "-P", "-s", "-B", "-u", "-X", "utf8", os.path.abspath(__file__)]
-    command += [work, str(status_write), str(memory_mb), str(timeout_s)]
+    info_read, info_write = os.pipe()
+    if confined:
+        command = _bwrap_command(work, own_folder, status_write, info_write, limits)
+        options = {"cwd": "/", "env": {}, "pass_fds": (status_write, info_write)}
+    else:
+        command = _interpreter(child_script.__file__, work, status_write, limits, ("hook",))
+        options = {"cwd": work, "env": {"PYTHONHASHSEED": HASH_SEED}, "pass_fds": (status_write,)}
     started = time.monotonic()
     try:
         child = subprocess.Popen(
             command,
-            cwd=work,
-            env={"PYTHONHASHSEED": HASH_SEED},
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            pass_fds=(status_write,),
             start_new_session=True,
+            **options,
         )
     except BaseException:
         os.close(status_read)
         raise
     finally:
         os.close(status_write)
+        os.close(info_write)
     with child:
-        captures = {child.stdout: _Capture(), child.stderr: _Capture()}
-        status = bytearray()
-        stop = _collect(child, captures, status_read, status, timeout_s, max_output)
-        if stop is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(child.pid, signal.SIGKILL)
-        returncode = child.wait()
+        namespace = _namespace_init(info_read, child.pid)  # closes info_read
+        try:
+            captures = {child.stdout: _Capture(), child.stderr: _Capture()}
+            status = bytearray()
+            stop = _collect(child, captures, payload, status_read, status, limits)
+            if stop is not None:
+                _stop(child, namespace)
+            returncode = child.wait()
+        finally:
+            if namespace is not None:
+                os.close(namespace)
     seconds = time.monotonic() - started
     status = _read_status(status_read, status)
-    stdout, stderr = (capture.text[:max_output] for capture in captures.values())
-    limits = {"timeout_s": timeout_s, "memory_mb": memory_mb, "max_output": max_output}
+    if confined and not status and returncode > 128:  # bubblewrap's 128 + N: killed by N
+        returncode = 128 - returncode
+    stdout, stderr = (capture.text[: int(limits["max_output"])] for capture in captures.values())
     reason, error = _classify(stop, returncode, status, stderr, limits)
-    return SandboxResult(reason == "ok", stdout, stderr, reason, error, returncode, seconds)
+    ok = reason == "ok"
+    return SandboxResult(ok, stdout, stderr, reason, error, returncode, seconds, confined)
+
+
+def _namespace_init(info_read: int, bwrap_pid: int) -> int | None:
+    """A pidfd of the namespace's first process, from bubblewrap's ``--info-fd`` report.
+
+    None for the unconfined child (nothing is written), or where the report or the pidfd is
+    missing: then stopping the child kills bubblewrap, and ``--die-with-parent`` the rest.
+    """
+    with os.fdopen(info_read, "rb") as info:
+        data = info.read()  # bubblewrap writes it and closes it as soon as the namespace exists
+    try:
+        pid = int(json.loads(data)["child-pid"])
+        pidfd = os.pidfd_open(pid)
+    except (ValueError, KeyError, TypeError, OSError, AttributeError):
+        return None
+    try:  # a pid recycled before the pidfd was opened is not bubblewrap's child
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            ppid = next(int(line.split()[1]) for line in status if line.startswith("PPid:"))
+    except (OSError, StopIteration, ValueError):
+        ppid = -1
+    if ppid != bwrap_pid:
+        os.close(pidfd)
+        return None
+    return pidfd
+
+
+def _stop(child: subprocess.Popen[bytes], namespace: int | None) -> None:
+    """Kill everything the child started: its PID namespace's first process, then the rest."""
+    if namespace is not None:
+        with contextlib.suppress(ProcessLookupError):
+            signal.pidfd_send_signal(namespace, signal.SIGKILL)
+        try:  # bubblewrap exits once the kernel has ended every process of the namespace
+            child.wait(timeout=5.0)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(child.pid, signal.SIGKILL)
 
 
 def _collect(
     child: subprocess.Popen[bytes],
     captures: dict[Any, _Capture],
+    payload: bytes,
     status_read: int,
     status: bytearray,
-    timeout_s: float,
-    max_output: int,
+    limits: dict[str, float],
 ) -> Literal["timeout", "output_limit"] | None:
-    """Read the child's output until it ends; why the parent must stop it, or None.
+    """Feed the child its payload and read its output until it ends; why to stop it, or None.
 
     The clock of ``timeout_s`` starts when the child reports the program's start on the status
     pipe (what else comes on it is collected into ``status``); before that, the interpreter has
     :data:`STARTUP_LIMIT_S` to start.
     """
+    timeout_s, max_output = limits["timeout_s"], limits["max_output"]
     deadline = time.monotonic() + STARTUP_LIMIT_S + timeout_s
+    feed = _Feed(child, payload)
     with selectors.DefaultSelector() as selector:
         for stream in captures:
             selector.register(stream, selectors.EVENT_READ)
         selector.register(status_read, selectors.EVENT_READ)
+        feed.register(selector)
         while selector.get_map():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return "timeout"
             for key, _ in selector.select(remaining):
+                if key.fileobj is child.stdin:
+                    feed.write(selector)
+                    continue
                 chunk = os.read(key.fd, _READ_CHUNK)
                 if key.fileobj == status_read:
-                    if not status and chunk.startswith(_STARTED):
+                    if not status and chunk.startswith(child_script.STARTED):
                         deadline = time.monotonic() + timeout_s
                     status += chunk
                     if not chunk:
@@ -333,6 +626,29 @@ def _collect(
     return None
 
 
+class _Feed:
+    """The payload written to the child's standard input as the pipe takes it."""
+
+    def __init__(self, child: subprocess.Popen[bytes], payload: bytes) -> None:
+        self.stdin = child.stdin
+        self.left = memoryview(payload)
+        os.set_blocking(self.stdin.fileno(), False)
+
+    def register(self, selector: selectors.BaseSelector) -> None:
+        selector.register(self.stdin, selectors.EVENT_WRITE)
+
+    def write(self, selector: selectors.BaseSelector) -> None:
+        try:
+            self.left = self.left[os.write(self.stdin.fileno(), self.left[:_READ_CHUNK]) :]
+        except BlockingIOError:
+            return
+        except BrokenPipeError:  # the child ended before it read it all
+            self.left = self.left[:0]
+        if not self.left:
+            selector.unregister(self.stdin)
+            self.stdin.close()
+
+
 def _read_status(status_read: int, data: bytearray) -> dict[str, str]:
     """The child's report of how the program ended; empty if it died before writing one.
 
@@ -347,7 +663,7 @@ def _read_status(status_read: int, data: bytearray) -> dict[str, str]:
     finally:
         os.close(status_read)
     try:
-        status = json.loads(data.removeprefix(_STARTED))
+        status = json.loads(data.removeprefix(child_script.STARTED))
     except ValueError:
         return {}
     return status if isinstance(status, dict) else {}
@@ -391,213 +707,22 @@ def _classify(
     return "ok", ""
 
 
-# ---------------------------------------------------------------------------------------------
-# The child: limits, the audit hook, the program.
-
-#: Audit events refused outright, with what the program was trying to do.
-_REFUSED = {
-    "os.system": "running a shell command",
-    "subprocess.Popen": "starting a process",
-    "os.exec": "replacing the process with another program",
-    "os.posix_spawn": "starting a process",
-    "os.fork": "forking the process",
-    "os.forkpty": "forking the process",
-    "os.kill": "sending a signal to a process",
-    "os.killpg": "sending a signal to a process group",
-    "socket.connect": "network access",
-    "socket.bind": "network access",
-    "socket.getaddrinfo": "network access",
-    "socket.sendto": "network access",
-    "socket.sendmsg": "network access",
-    "socket.gethostbyname": "network access",
-    "socket.gethostbyaddr": "network access",
-    "socket.getnameinfo": "network access",
-    "resource.setrlimit": "changing the sandbox's limits",
-    "resource.prlimit": "changing the sandbox's limits",
-}
-
-#: Audit events that name paths: the access checked, and (path, dir_fd) argument positions.
-_PATH_EVENTS: dict[str, tuple[str, tuple[tuple[int, int | None], ...]]] = {
-    "os.listdir": ("read", ((0, None),)),
-    "os.scandir": ("read", ((0, None),)),
-    "os.getxattr": ("read", ((0, None),)),
-    "os.listxattr": ("read", ((0, None),)),
-    "os.chdir": ("enter", ((0, None),)),
-    "os.mkdir": ("write", ((0, 2),)),
-    "os.remove": ("write", ((0, 1),)),
-    "os.rmdir": ("write", ((0, 1),)),
-    "os.rename": ("write", ((0, 2), (1, 3))),
-    "os.link": ("write", ((0, 2), (1, 3))),
-    "os.chmod": ("write", ((0, 2),)),
-    "os.chown": ("write", ((0, 3),)),
-    "os.utime": ("write", ((0, 3),)),
-    "os.truncate": ("write", ((0, None),)),
-    "os.setxattr": ("write", ((0, None),)),
-    "os.removexattr": ("write", ((0, None),)),
-    "shutil.rmtree": ("write", ((0, 1),)),
-    "sqlite3.connect": ("write", ((0, None),)),
-}
-
-_READABLE_DEVICES = ("/dev/null", "/dev/urandom")
-
-
-def _resolve(path: Any, dir_fd: int | None = None) -> str:
-    """The real absolute path an audited call acts on (a descriptor's target for an int)."""
-    if isinstance(path, int):
-        return _fd_target(path)
-    base = os.getcwd() if dir_fd is None or dir_fd < 0 else _fd_target(dir_fd)
-    return os.path.realpath(os.path.join(base, os.fsdecode("." if path is None else path)))
-
-
-def _fd_target(fd: int) -> str:
-    try:
-        return os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return f"<file descriptor {fd}>"
-
-
-def _within(path: str, root: str) -> bool:
-    return path.startswith(os.path.join(root, ""))
-
-
-class _Guard:
-    """The audit hook: refuses what :data:`_REFUSED` lists and paths outside the folder."""
-
-    def __init__(self, folder: str) -> None:
-        self.folder = folder
-        roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *sys.path}
-        self.library = tuple(os.path.realpath(root) for root in roots if os.path.exists(root))
-
-    def __call__(self, event: str, args: tuple[Any, ...]) -> None:
-        if event == "open":
-            path, _, flags = args
-            real = None if isinstance(path, int) else _resolve(path)  # a descriptor is its own
-            if real not in (None, self.folder):  # writing to the folder itself is O_TMPFILE
-                self._check(real, "write" if flags & _WRITE_FLAGS else "read")
-        elif event in _REFUSED:
-            raise ForbiddenError(f"{_REFUSED[event]} ({event}) is not allowed in the sandbox")
-        elif event.startswith("ctypes."):
-            raise ForbiddenError(f"ctypes ({event}) is not allowed in the sandbox")
-        elif event == "os.symlink":
-            source, link, dir_fd = args
-            link = _resolve(link, dir_fd)
-            self._check(link, "write")
-            self._check(_resolve(os.path.join(os.path.dirname(link), os.fsdecode(source))), "write")
-        elif event in _PATH_EVENTS:
-            access, positions = _PATH_EVENTS[event]
-            for path_at, dir_fd_at in positions:
-                dir_fd = None if dir_fd_at is None else args[dir_fd_at]
-                self._check(_resolve(args[path_at], dir_fd), access)
-
-    def _check(self, path: str, access: str) -> None:
-        """Raise :class:`ForbiddenError` unless ``access`` to the real ``path`` is allowed."""
-        inside = _within(path, self.folder)
-        if access == "write" and not (inside or path == "/dev/null"):
-            raise ForbiddenError(
-                f"writing to {path!r} is not allowed: a program may only create, change or "
-                f"remove files inside its working folder {self.folder}"
-            )
-        if access == "enter" and not (inside or path == self.folder):
-            raise ForbiddenError(
-                f"changing directory to {path!r} is not allowed: a program must stay in its "
-                f"working folder {self.folder}"
-            )
-        if access == "read" and not (
-            inside
-            or path == self.folder
-            or path in _READABLE_DEVICES
-            or any(path == root or _within(path, root) for root in self.library)
-        ):
-            raise ForbiddenError(
-                f"reading {path!r} is not allowed: a program may only read its working folder "
-                f"and Python's own files"
-            )
-
-
-def _refuse_fork_exec(*args: Any) -> None:
-    raise ForbiddenError("starting a process (fork_exec) is not allowed in the sandbox")
-
-
-def _child_main(folder: str, status_fd: str, memory_mb: str, timeout_s: str) -> int:
-    """Set the limits, install the guard and run the program; return the exit status."""
-    import _posixsubprocess
-    import builtins
-    import ctypes  # noqa: F401  numpy imports it; loading it (ctypes.dlopen) must precede the guard
-    import linecache
-    import random
-    import resource
-    import types
-
-    address_space = int((float(memory_mb) + INTERPRETER_HEADROOM_MB) * 2**20)
-    cpu_seconds = math.ceil(float(timeout_s)) + 1
-    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_FILE_BYTES, MAX_FILE_BYTES))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large write raises OSError instead
-    os.environ.update(dict.fromkeys(_THREAD_VARIABLES, "1"), TMPDIR=folder)
-
-    with open(_INPUT_NAME, encoding="utf-8") as file:
-        payload = json.load(file)
-    os.remove(_INPUT_NAME)
-    source = payload["code"]
-    linecache.cache[PROGRAM_NAME] = (len(source), None, source.splitlines(True), PROGRAM_NAME)
-    program = types.ModuleType("__main__")
-    program.__dict__.update(facts=payload["facts"], __builtins__=builtins)
-    sys.modules["__main__"] = program
-    random.seed(RANDOM_SEED)
-    _posixsubprocess.fork_exec = _refuse_fork_exec  # it raises no audit event of its own
-    sys.addaudithook(_Guard(folder))
-
-    reserve = bytearray(2**20)  # freed on MemoryError, so the traceback can still be written
-    outcome, summary, exit_status = "ok", "", 0
-    os.write(int(status_fd), _STARTED)  # the parent's clock for the program starts now
-    try:
-        exec(compile(source, PROGRAM_NAME, "exec"), program.__dict__)
-    except SystemExit as exit_:
-        if exit_.code is None or isinstance(exit_.code, int):
-            exit_status = exit_.code or 0
-        else:  # sys.exit("message") prints the message and exits with 1, as Python does
-            print(exit_.code, file=sys.stderr)
-            exit_status = 1
-        outcome = "ok" if exit_status == 0 else "exit"
-    except BaseException as error:
-        del reserve
-        outcome, summary = _describe(error)
-        if outcome == "memory":
-            program.__dict__.clear()
-            traceback.clear_frames(error.__traceback__)
-        report = traceback.TracebackException.from_exception(error)
-        _hide_sandbox_frames(report)
-        print("".join(report.format()), end="", file=sys.stderr)
-        exit_status = 1
-    with contextlib.suppress(OSError):  # the program may have closed the pipe
-        os.write(int(status_fd), json.dumps({"outcome": outcome, "summary": summary}).encode())
-    return exit_status
-
-
-def _describe(error: BaseException) -> tuple[str, str]:
-    """The outcome an uncaught exception stands for, and a one-line summary of it."""
-    chain: list[BaseException] = []
-    link: BaseException | None = error
-    while link is not None and link not in chain:
-        chain.append(link)
-        link = link.__cause__ or link.__context__
-    for link in chain:
-        if isinstance(link, ForbiddenError):
-            return "forbidden", str(link)[:500]
-    summary = traceback.format_exception_only(error)[-1].strip()[:500]
-    memory = any(isinstance(link, MemoryError) for link in chain)
-    return ("memory" if memory else "exception"), summary
-
-
-def _hide_sandbox_frames(report: traceback.TracebackException) -> None:
-    """Drop this file's frames (the child's start, the guard) from a traceback and its chain."""
-    report.stack[:] = [frame for frame in report.stack if frame.filename != __file__]
-    for linked in (report.__cause__, report.__context__):
-        if linked is not None:
-            _hide_sandbox_frames(linked)
-
-
-if __name__ == "__main__":
-    sys.exit(_child_main(*sys.argv[1:]))
+__all__ = [
+    "HASH_SEED",
+    "INTERPRETER_HEADROOM_MB",
+    "MAX_FILE_BYTES",
+    "MAX_FOLDER_BYTES",
+    "PROGRAM_NAME",
+    "RANDOM_SEED",
+    "SANDBOX_FOLDER",
+    "STARTUP_LIMIT_S",
+    "UNCONFINED_VARIABLE",
+    "ForbiddenError",
+    "SandboxResult",
+    "SandboxUnavailable",
+    "confinement_problem",
+    "require_confinement",
+    "run_code",
+    "unconfined_requested",
+    "unconfined_runs",
+]

@@ -3,6 +3,7 @@
 import os
 import socket
 import sys
+import tempfile
 import time
 
 import pytest
@@ -283,10 +284,24 @@ print(json.dumps([math.comb(5, 2), len(pairs), int(numpy.arange(4).sum())]))
     assert result.stdout == "[10, 10, 6]\n"
 
 
-def test_the_temporary_folder_is_removed_afterwards():
+def test_the_folder_is_a_private_tmpfs_that_leaves_nothing_on_the_host():
+    host_tmp = tempfile.gettempdir()
+    before = set(os.listdir(host_tmp))
     result = run_code("import os\nopen('left.txt', 'w').write('x')\nprint(os.getcwd())")
 
+    assert result.ok and result.confined
+    assert result.stdout.strip() == sandbox.SANDBOX_FOLDER  # the same path every run
+    assert not os.path.exists(os.path.join(sandbox.SANDBOX_FOLDER, "left.txt"))
+    assert set(os.listdir(host_tmp)) - before == set()
+
+
+def test_the_unconfined_childs_temporary_folder_is_removed_afterwards():
+    result = run_code(
+        "import os\nopen('left.txt', 'w').write('x')\nprint(os.getcwd())", unconfined=True
+    )
+
     folder = result.stdout.strip()
+    assert result.ok and not result.confined
     assert os.path.basename(folder).startswith("mase-sandbox-")
     assert not os.path.exists(folder)
 
@@ -329,3 +344,81 @@ def test_a_programs_random_draws_are_the_same_every_run():
     code = "import random\nprint(random.choice(['alpha', 'bravo', 'charlie']), random.random())"
     outputs = {run_code(code).stdout for _ in range(4)}
     assert len(outputs) == 1
+
+
+def test_the_program_runs_under_bubblewrap_in_namespaces_of_its_own(monkeypatch):
+    monkeypatch.setattr(sandbox, "_LAYERS", ())  # the audit hook would refuse to list /proc
+    code = (
+        "import os, socket\n"
+        "print(os.getpid(), sorted(p for p in os.listdir('/proc') if p.isdigit()))\n"
+        "print(socket.gethostname(), sorted(os.listdir('/')))\n"
+        "print(*(os.path.exists(path) for path in ('/etc', '/tmp', os.environ['TMPDIR'])))"
+    )
+    result = run_code(code, unconfined=False)
+
+    assert result.ok and result.confined, result.stderr
+    pid_line, host_line, exists_line = result.stdout.splitlines()
+    assert pid_line.split(" ", 1)[0] == "2"  # bubblewrap's init is 1: a PID namespace of its own
+    assert "'1', '2'" in pid_line and str(os.getpid()) not in pid_line.split(" ", 1)[1]
+    assert host_line.startswith("sandbox ")
+    assert "'etc'" not in host_line and "'home'" not in host_line and "'tmp'" not in host_line
+    assert exists_line == "False False True"
+
+
+def fake_bwrap(tmp_path, monkeypatch, stderr):
+    """A bwrap on PATH that fails as bubblewrap does where user namespaces are off."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    script = folder / "bwrap"
+    script.write_text(f"#!/bin/sh\necho '{stderr}' >&2\nexit 1\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}:{os.environ.get('PATH', '')}")
+
+
+def test_without_user_namespaces_run_code_refuses_with_one_line_naming_the_fix(
+    tmp_path, monkeypatch
+):
+    fake_bwrap(tmp_path, monkeypatch, "bwrap: No permissions to create a new namespace")
+    monkeypatch.delenv(sandbox.UNCONFINED_VARIABLE, raising=False)
+
+    with pytest.raises(sandbox.SandboxUnavailable) as refused:
+        run_code("print('ran')")
+    message = str(refused.value)
+    assert "\n" not in message
+    assert "No permissions to create a new namespace" in message
+    assert "user namespaces" in message and "unconfined=True" in message
+    assert "--unconfined-sandbox" in message
+
+
+def test_without_bubblewrap_run_code_refuses_unless_the_caller_opts_in(monkeypatch):
+    monkeypatch.setattr(sandbox, "_bwrap_path", lambda: None)
+    monkeypatch.delenv(sandbox.UNCONFINED_VARIABLE, raising=False)
+
+    with pytest.raises(sandbox.SandboxUnavailable, match="apt-get install bubblewrap"):
+        run_code("print('ran')")
+    opted = run_code("print('ran')", unconfined=True)
+    with sandbox.unconfined_runs():
+        by_variable = run_code("print('ran')")
+    assert opted.ok and opted.stdout == "ran\n" and not opted.confined
+    assert by_variable.ok and not by_variable.confined
+    assert sandbox.UNCONFINED_VARIABLE not in os.environ  # restored after the block
+    with pytest.raises(sandbox.SandboxUnavailable):
+        run_code("print('ran')")
+
+
+def test_the_unconfined_child_still_has_the_audit_hook_and_the_limits():
+    refused = run_code("import os\nos.system('echo escaped')", unconfined=True)
+    looped = run_code("while True:\n    pass", timeout_s=0.5, unconfined=True)
+
+    assert refused.reason == "forbidden" and "escaped" not in refused.stdout
+    assert looped.reason == "timeout"
+
+
+@pytest.mark.parametrize("unconfined", [False, True], ids=["confined", "unconfined"])
+def test_both_children_print_the_same_bytes_run_after_run(unconfined):
+    code = (
+        "import random, numpy\n"
+        "print({'alpha', 'bravo', 'charlie', 'delta'}, random.random(), numpy.arange(3).tolist())"
+    )
+    outputs = {run_code(code, unconfined=unconfined).stdout for _ in range(3)}
+    assert len(outputs) == 1 and "[0, 1, 2]" in next(iter(outputs))
