@@ -380,6 +380,22 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="seconds a connection may send nothing before it is closed (default 10)",
     )
+    p.add_argument(
+        "--request-timeout",
+        type=_positive_float,
+        default=10.0,
+        metavar="S",
+        help="seconds from a request's first byte until all of it must have arrived, however "
+        "steadily it trickles (default 10)",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=_positive_int,
+        default=512,
+        metavar="N",
+        help="connections open at once; at the bound the one waiting longest for its request "
+        "makes room (default 512)",
+    )
     _add_fault_arguments(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the fault draws (default 0)")
     p.set_defaults(func=cmd_serve)

@@ -17,7 +17,7 @@ from typing import Any
 
 import mase
 from mase.agents import HumanPolicy, is_llm, make_policy
-from mase.cli.models import FAULT_FLAGS, model_endpoint, read_faults
+from mase.cli.models import FAULT_FLAGS, check_endpoint, model_endpoint, read_faults
 from mase.presets import Condition, Preset, Team, load_preset, parse_row_models, preset_names
 from mase.report import (
     DEFAULT_COLUMNS,
@@ -219,6 +219,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     summaries: dict[str, dict] = {}
     labels: dict[str, str] = {}
     with model_endpoint(args, env_id, sorted(llm_rows), offline_default) as (llm, where):
+        check_endpoint(llm)  # a dead endpoint is said now, not after every episode's retries
         model = "offline model" if where and "offline" in where else getattr(llm, "model", None)
         for condition in (c for c in conditions if c.name not in missing):
             for row in rows:
@@ -562,6 +563,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             port=args.port,
             host=args.host,
             idle_timeout=args.idle_timeout,
+            request_timeout=args.request_timeout,
+            max_connections=args.max_connections,
         )
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:

@@ -123,6 +123,26 @@ def model_endpoint(
         yield config, f"the task's offline model at {server.base_url} (not a hosted LLM)"
 
 
+def check_endpoint(config: Any) -> None:
+    """One request to the model endpoint before any episode (``None``: no model seats).
+
+    Raises:
+        ValueError: the endpoint cannot be reached, does not answer within a few seconds, or
+            refuses the key; one line naming the URL (never the key).
+    """
+    if config is None:
+        return
+    from mase.llm import ChatClient, LLMUnavailable
+
+    client = ChatClient(config.replace(cache=False))
+    try:
+        client.check()
+    except LLMUnavailable as exc:
+        raise ValueError(str(exc)) from None
+    finally:
+        client.close()
+
+
 def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
     """The :class:`mase.llm.LLMConfig` fields the model options set (``None``: not given)."""
     from mase.llm import load_prices
