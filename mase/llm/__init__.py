@@ -60,7 +60,8 @@ def offline_server(
         faults: misbehaviour to inject.
         port: port to bind; 0 picks a free one.
         host: address to bind (loopback by default).
-        **options: more :class:`OfflineServer` arguments (``idle_timeout``, ``model``).
+        **options: more :class:`OfflineServer` arguments (``idle_timeout``, ``request_timeout``,
+            ``max_connections``, ``workers``, ``model``).
 
     Raises:
         ValueError: the task has no offline language model (``language_model`` is unset).

@@ -292,7 +292,8 @@ class ChatClient:
             return self._read_fingerprint()
         except openai.APITimeoutError:
             wait = min(CHECK_TIMEOUT, self.config.timeout)
-            raise LLMUnavailable(f"the model endpoint {where} did not answer in {wait:g} s") from None
+            message = f"the model endpoint {where} did not answer in {wait:g} s"
+            raise LLMUnavailable(message) from None
         except openai.APIConnectionError as exc:
             cause = self._redact(str(exc.__cause__ or exc))
             raise LLMUnavailable(f"cannot reach the model endpoint {where}: {cause}") from None
@@ -319,7 +320,7 @@ class ChatClient:
             return "unreachable"
 
     def cache_scope(self) -> str:
-        """The endpoint as the cache keys it: the config's ``cache_scope``, else URL and fingerprint."""
+        """What the cache calls the endpoint: ``cache_scope``, else its URL and fingerprint."""
         if self._scope is None:
             with self._scope_lock:
                 if self._scope is None:
@@ -500,4 +501,3 @@ def encodable_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 fixed = fixed if fixed is not None else list(messages)
                 fixed[i] = {**message, "content": text}
     return messages if fixed is None else fixed
-

@@ -27,14 +27,14 @@ are for bookkeeping code paths, not for cost estimates.
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import random
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-import io
-import socket
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 

@@ -77,10 +77,10 @@ def _finite(text: str) -> float:
 
 
 def chat_request(body: bytes) -> dict[str, Any]:
-    """The chat request in ``body``, checked as far as this server reads it.
+    r"""The chat request in ``body``, checked as far as this server reads it.
 
     Besides the shape of the messages: no ``NaN`` or infinite numbers, no lone surrogates
-    (``"\\ud800"``, which is not Unicode text) in any string, and the sampling settings of
+    (``"\ud800"``, which is not Unicode text) in any string, and the sampling settings of
     :data:`_NUMBER_FIELDS` in their ranges.
 
     Raises:

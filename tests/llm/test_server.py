@@ -224,17 +224,19 @@ def test_stalled_connections_are_dropped_while_others_are_served():
                 sock.sendall(CHAT + b"Content-Le")
                 stalled.append((sock, opened))
             assert chat(server, timeout=5.0).choices[0].message.content == "you said: say something"
+            # the stalls hold no thread each: the reading thread and one worker serve them all
+            assert len(set(threading.enumerate()) - before) <= 2
             for sock, opened in stalled:
                 assert closed_by_server(sock)
                 assert time.monotonic() - opened >= IDLE - 0.01  # not before the timeout
         finally:
             for sock, _ in stalled:
                 sock.close()
-        # the handler threads are gone too, not left waiting on the closed connections
-        handlers = [t for t in set(threading.enumerate()) - before if "process_request" in t.name]
-        for thread in handlers:
-            thread.join(timeout=5)
-        assert not [t for t in handlers if t.is_alive()]
+    # the server's threads end with it
+    left = set(threading.enumerate()) - before
+    for thread in left:
+        thread.join(timeout=5)
+    assert not [t for t in left if t.is_alive()]
 
 
 @pytest.mark.parametrize("end", [False, True], ids=["stalls", "ends"])
@@ -289,9 +291,19 @@ def test_bad_requests_get_openai_errors_and_no_traceback(name, capfd):
     assert "Traceback" not in capfd.readouterr().err
 
 
-def test_idle_timeout_is_validated():
-    with pytest.raises(ValueError, match="idle_timeout"):
-        OfflineServer(echo, idle_timeout=0)
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("idle_timeout", 0),
+        ("request_timeout", -1),
+        ("request_timeout", float("nan")),
+        ("max_connections", 0),
+        ("workers", 1.5),
+    ],  # fmt: skip
+)
+def test_limits_are_validated(option, value):
+    with pytest.raises(ValueError, match=option):
+        OfflineServer(echo, **{option: value})
 
 
 # -- the search-and-rescue scripted language model ----------------------------------------------
