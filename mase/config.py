@@ -11,6 +11,7 @@ layout, every key optional:
     episodes = 5
     seed = 0
     concurrency = 1
+    unconfined_sandbox = false     # true: model programs run without bubblewrap (mase.sandbox)
 
     [env_args]                     # the task's arguments, as --env-arg KEY=VALUE gives them
     max_cycles = 20
@@ -39,6 +40,9 @@ class RunConfig:
         env_args: the task's arguments.
         team: the team specs, one a row (empty: the command's default).
         episodes, seed, concurrency: as ``mase eval`` takes them (``None``: not given).
+        unconfined_sandbox: as ``mase eval --unconfined-sandbox``: model-written programs run
+            in the unconfined child (the audit hook alone) where bubblewrap cannot run, and the
+            run's records and table say so (``None``: not given).
         path: the file it was read from.
     """
 
@@ -48,6 +52,7 @@ class RunConfig:
     episodes: int | None = None
     seed: int | None = None
     concurrency: int | None = None
+    unconfined_sandbox: bool | None = None
     path: str = ""
 
     @classmethod
@@ -74,6 +79,9 @@ class RunConfig:
         for key, kind in kinds.items():
             if key in data and (not isinstance(data[key], kind) or isinstance(data[key], bool)):
                 raise ValueError(f"{path}: {key} must be a {kind.__name__}, got {data[key]!r}")
+        flag = data.get("unconfined_sandbox")
+        if flag is not None and not isinstance(flag, bool):
+            raise ValueError(f"{path}: unconfined_sandbox must be true or false, got {flag!r}")
         if not isinstance(team, list) or not all(isinstance(t, str) for t in team):
             raise ValueError(f"{path}: team must be a team spec or a list of them, got {team!r}")
         return cls(
@@ -83,6 +91,7 @@ class RunConfig:
             episodes=data.get("episodes"),
             seed=data.get("seed"),
             concurrency=data.get("concurrency"),
+            unconfined_sandbox=flag,
             path=str(path),
         )
 

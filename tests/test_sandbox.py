@@ -1,5 +1,6 @@
 """The sandbox runs a model's program and stops its mistakes, as seen from the parent."""
 
+import json
 import os
 import socket
 import sys
@@ -422,3 +423,59 @@ def test_both_children_print_the_same_bytes_run_after_run(unconfined):
     )
     outputs = {run_code(code, unconfined=unconfined).stdout for _ in range(3)}
     assert len(outputs) == 1 and "[0, 1, 2]" in next(iter(outputs))
+
+
+def test_a_codeact_seat_is_refused_at_once_without_bubblewrap_or_runs_unconfined_if_asked(
+    monkeypatch,
+):
+    import mase
+    from mase.agents.codeact import CodeActAgent
+    from mase.envs.avalon.bots import AvalonBot
+    from mase.envs.avalon.language_model import AvalonModel
+    from mase.llm import LLMConfig, OfflineServer
+    from mase.runner import run_episode
+
+    monkeypatch.setattr(sandbox, "_bwrap_path", lambda: None)
+    monkeypatch.delenv(sandbox.UNCONFINED_VARIABLE, raising=False)
+    with pytest.raises(sandbox.SandboxUnavailable, match="bubblewrap"):
+        CodeActAgent(LLMConfig(base_url="http://127.0.0.1:9/v1", cache=False))
+    env = mase.make("mase/Avalon-v0", roles="avalonbench-5", discussion=0)
+    with OfflineServer(AvalonModel()) as server:
+        agent = CodeActAgent(LLMConfig(base_url=server.base_url, cache=False), unconfined=True)
+        team = {seat: AvalonBot() for seat in env.possible_agents}
+        team["alpha"] = agent
+        run_episode(env, team, seed=0)
+    record = agent.episode_record()
+    assert record["sandbox"] == "unconfined"
+    assert record["programs"] and all(not p["confined"] for p in record["programs"])
+    assert all(p["reason"] == "ok" for p in record["programs"])
+    assert agent.spawn().unconfined  # its copies for other workers too
+
+
+def test_mase_eval_unconfined_sandbox_says_so_in_its_records_and_its_table(tmp_path, capsys):
+    from mase.cli import main
+
+    out = tmp_path / "run"
+    argv = ["eval", "mase/Avalon-v0", "--team", "random,alpha=codeact", "--offline"]
+    argv += ["--env-arg", "roles=avalonbench-5", "--env-arg", "discussion=0"]
+    code = main([*argv, "--episodes", "1", "--quiet", "--out", str(out), "--unconfined-sandbox"])
+
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert "sandbox: UNCONFINED" in printed
+    config = json.loads((out / "config.json").read_text())
+    assert config["sandbox"] == "unconfined"
+    episode = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
+    assert "unconfined" in json.dumps(episode)
+    assert sandbox.UNCONFINED_VARIABLE not in os.environ  # only for the run
+
+
+def test_the_run_configuration_opts_into_the_unconfined_child(tmp_path):
+    from mase.config import RunConfig
+
+    path = tmp_path / "run.toml"
+    path.write_text('env = "mase/Avalon-v0"\nunconfined_sandbox = true\n')
+    assert RunConfig.from_file(path).unconfined_sandbox is True
+    path.write_text('unconfined_sandbox = "yes"\n')
+    with pytest.raises(ValueError, match="unconfined_sandbox must be true or false"):
+        RunConfig.from_file(path)

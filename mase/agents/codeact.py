@@ -10,18 +10,20 @@ The procedure of the CodeAct agents of Shi et al. (2023), for any MASE task:
    failed quests included).
 2. **Code-driven reasoning.** The model is asked for a Python program over those facts
    (:data:`mase.protocol.CODE_REQUEST`); the program reads them as the variable ``facts``.
-3. **Execution** in :func:`mase.sandbox.run_code`: a subprocess with time, memory and output
-   limits, an empty environment and a temporary working folder.
+3. **Execution** in :func:`mase.sandbox.run_code`: a child interpreter under bubblewrap (its
+   own namespaces, no network, a read-only system, a private tmpfs folder) with time, memory and
+   output limits; ``unconfined=True`` opts into the audit hook alone where bubblewrap cannot run,
+   and the seat's record then says ``"sandbox": "unconfined"``.
 4. **Self-debugging.** When the program fails, its code and the sandbox's account of the error
    go back to the model (:data:`mase.protocol.CODE_FEEDBACK`), up to ``debug_tries`` times.
 5. **Action.** The model is asked for its action given the memory, the observation and the
    program's output (:data:`mase.protocol.PROGRAM_OUTPUT`); the env reads the reply as it reads
    any LLM seat's, with the same retries.
 
-Every program run is in the episode record (``programs``: turn, attempt, outcome, seconds and
-output, cut) and counted in the metrics: ``code_calls``, ``code_runs``, ``code_failures``
-(runs that failed), ``code_fixed`` (turns whose program failed and then ran) and
-``code_gave_up`` (turns acted on without a working program).
+Every program run is in the episode record (``programs``: turn, attempt, outcome, seconds,
+whether it ran confined, and output, cut) and counted in the metrics: ``code_calls``,
+``code_runs``, ``code_failures`` (runs that failed), ``code_fixed`` (turns whose program
+failed and then ran) and ``code_gave_up`` (turns acted on without a working program).
 """
 
 from __future__ import annotations
@@ -61,6 +63,12 @@ class CodeActAgent(LLMAgent):
         debug_tries: programs sent back to the model after a failure, per turn.
         timeout_s, memory_mb, max_output: the sandbox's limits per program.
         retries, max_reply_chars, client: as for :class:`~mase.agents.LLMAgent`.
+        unconfined: run programs in the unconfined child (the audit hook alone, no bubblewrap);
+            ``None`` reads ``MASE_UNCONFINED_SANDBOX`` (:func:`mase.sandbox.run_code`).
+
+    Raises:
+        mase.sandbox.SandboxUnavailable: bubblewrap cannot run here and ``unconfined`` is not
+            set (said when the seat is made, not at its first program).
     """
 
     def __init__(
@@ -74,7 +82,10 @@ class CodeActAgent(LLMAgent):
         retries: int = 1,
         max_reply_chars: int = 2000,
         client: Any = None,
+        unconfined: bool | None = None,
     ):
+        from mase.sandbox import require_confinement
+
         if memory < 0:
             raise ValueError(f"memory must be 0 or more events, got {memory}")
         if debug_tries < 0:
@@ -85,6 +96,7 @@ class CodeActAgent(LLMAgent):
         self.memory = memory
         self.debug_tries = debug_tries
         self.limits = {"timeout_s": timeout_s, "memory_mb": memory_mb, "max_output": max_output}
+        self.unconfined = require_confinement(unconfined)
 
     def spawn(self) -> CodeActAgent:
         """A fresh agent with this configuration, sharing the chat client."""
@@ -95,12 +107,16 @@ class CodeActAgent(LLMAgent):
             retries=self.retries,
             max_reply_chars=self.max_reply_chars,
             client=self.client,
+            unconfined=self.unconfined,
             **self.limits,
         )
 
     def episode_record(self) -> dict[str, Any]:
         """The LLM record (:meth:`LLMAgent.episode_record`) and every program run."""
-        return {**super().episode_record(), "programs": list(self._programs)}
+        record = {**super().episode_record(), "programs": list(self._programs)}
+        if self.unconfined:
+            record["sandbox"] = "unconfined"
+        return record
 
     def _start_counts(self) -> None:
         super()._start_counts()
@@ -143,7 +159,7 @@ class CodeActAgent(LLMAgent):
                 self._metrics["code_gave_up"] += 1
                 return f"(no program: the model gave no reply: {completion.error})"
             code = extract_code(completion.text)
-            result = run_code(code, facts, **self.limits)
+            result = run_code(code, facts, unconfined=self.unconfined, **self.limits)
             self._metrics["code_runs"] += 1
             self._programs.append(
                 {
@@ -151,6 +167,7 @@ class CodeActAgent(LLMAgent):
                     "attempt": attempt,
                     "reason": result.reason,
                     "seconds": round(result.seconds, 3),
+                    "confined": result.confined,
                     "output": (result.stdout if result.ok else result.error)[:500],
                 }
             )

@@ -22,6 +22,7 @@ from mase.runner.episode import EpisodeStopped, Team, jsonable, policy_records, 
 from mase.runner.pool import play_concurrently
 from mase.runner.store import RunStore
 from mase.runner.teams import TeamSpec, team_builder, team_label, uses_llm
+from mase.sandbox import unconfined_requested
 
 #: The wrappers :func:`evaluate`'s flags add, innermost first: the message channel sits on
 #: the task; the belief state takes its ``"belief"`` key out of action dicts before the
@@ -239,6 +240,8 @@ def evaluate(
     config.update({flag: flags[flag] for flag in ("belief", "probes", "record") if flags[flag]})
     if wrappers:
         config["wrappers"] = [describe_wrapper(spec) for spec in wrappers]
+    if unconfined_requested():  # model-written programs run without bubblewrap (mase.sandbox)
+        config["sandbox"] = "unconfined"
     sides = env.unwrapped.sides
     model_seats = uses_llm(team, seats, sides)
     if model_seats and llm is not None and getattr(llm, "model", None):
