@@ -27,6 +27,7 @@ from mase.cli.models import FAULT_FLAGS, model_endpoint
 from mase.config import RunConfig
 from mase.presets import preset_names
 from mase.registry import UnknownArgumentError, UnknownEnvError
+from mase.sandbox import SandboxUnavailable
 
 
 def _env_arg(text: str) -> tuple[str, Any]:
@@ -226,6 +227,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="record all events, the frames `mase replay` draws, and model prompts and replies",
     )
+    p.add_argument(
+        "--unconfined-sandbox",
+        action="store_true",
+        default=None,
+        help="where bubblewrap cannot run: let model-written programs (CodeAct seats, coding "
+        "tasks) run under Python's audit hook alone, with no operating-system boundary; the "
+        "records and the table say the run was unconfined (mase.sandbox)",
+    )
     _add_model_arguments(p)
     p.set_defaults(func=cmd_eval)
 
@@ -414,6 +423,7 @@ def _configure(args: argparse.Namespace) -> None:
     if config.concurrency and args.concurrency is None:
         args.concurrency = config.concurrency
     args.env_arg = [*config.env_args.items(), *(args.env_arg or [])]
+    args.unconfined_sandbox = bool(args.unconfined_sandbox or config.unconfined_sandbox)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -425,6 +435,7 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except (
         ValueError,
+        SandboxUnavailable,
         FileExistsError,
         FileNotFoundError,
         UnknownEnvError,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import mase
+from mase import sandbox
 from mase.agents import HumanPolicy, is_llm, make_policy
 from mase.cli.models import FAULT_FLAGS, check_endpoint, model_endpoint, read_faults
 from mase.presets import Condition, Preset, Team, load_preset, parse_row_models, preset_names
@@ -62,6 +63,13 @@ USAGE_COLUMNS = (
     ("llm_calls", "LLM calls", "{:.0f}"),
     ("llm_tokens", "tokens", "{:.0f}"),
     ("cost_usd", "cost $", "{:.4f}"),
+)
+
+
+#: Said under the table of a run whose model-written programs ran without bubblewrap.
+UNCONFINED_LINE = (
+    "sandbox: UNCONFINED (--unconfined-sandbox): model-written programs ran under the audit "
+    "hook alone, with no operating-system boundary"
 )
 
 
@@ -218,7 +226,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     offline_default = preset is not None
     summaries: dict[str, dict] = {}
     labels: dict[str, str] = {}
-    with model_endpoint(args, env_id, sorted(llm_rows), offline_default) as (llm, where):
+    unconfined = sandbox.unconfined_runs(bool(getattr(args, "unconfined_sandbox", False)))
+    endpoint = model_endpoint(args, env_id, sorted(llm_rows), offline_default)
+    with unconfined, endpoint as (llm, where):
         check_endpoint(llm)  # a dead endpoint is said now, not after every episode's retries
         model = "offline model" if where and "offline" in where else getattr(llm, "model", None)
         for condition in (c for c in conditions if c.name not in missing):
@@ -264,6 +274,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         _print_preset(args, preset, summaries, labels, seeds, rules)
     if where:
         print(f"model seats: {where}")
+    if getattr(args, "unconfined_sandbox", False):
+        print(UNCONFINED_LINE)
     for row in skipped:
         print(f"not run: {row.label} (give it a model: --row-model '{row.paper_row}=MODEL')")
     for name, reason in missing.items():
@@ -523,6 +535,9 @@ def cmd_report(args: argparse.Namespace) -> int:
             summaries, _table_columns(summaries), load_records(summaries), args.metric
         )
         print(render_tables(tables, args.format))
+        unconfined = [s.get("team", "?") for s in summaries if s.get("sandbox") == "unconfined"]
+        if unconfined:
+            print(f"{UNCONFINED_LINE}: {', '.join(unconfined)}", file=notes)
         for s in summaries:
             for line in (usage_line(s) if s.get("usage") else None, belief_line(s)):
                 if line:
