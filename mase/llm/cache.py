@@ -1,7 +1,14 @@
 r"""A response cache on SQLite: the same request is answered from disk, not by the model.
 
-A request is keyed by the SHA-256 of its canonical JSON (the endpoint, the model, the full
-message list and the sampling parameters), so a change to any of them is a new request. The
+A request is keyed by the SHA-256 of its canonical JSON (the endpoint's scope, the model, the
+full message list and the sampling parameters), so a change to any of them is a new request.
+The scope is what :class:`~mase.llm.client.ChatClient` calls the endpoint: the config's
+``cache_scope`` where one is given, else the URL and the fingerprint of the server answering
+there (its ``Server`` header and the model's ``/models`` entry), so another server on the same
+URL (another task's offline model, a test double, other faults) is another scope and never
+answers from this one's replies. A server that says nothing about itself is scoped by its URL
+alone: two such servers on one URL do share replies, which only ``cache_scope`` (or another
+cache file) keeps apart. The
 client stores only replies the model actually gave (never an error or an empty reply), with
 their token counts and latency, so a rerun replays the same records with zero model calls.
 
@@ -11,10 +18,10 @@ stored as U+FFFD (:func:`encodable`) instead of failing the write.
 One connection per cache, guarded by a lock, serves every thread; the database is in WAL mode
 so other processes may read and write the same file meanwhile.
 
-Files written before the key covered the endpoint still open (the table is unchanged) and take
-new entries, but their old entries are never found again: each request misses once. That is on
-purpose: the old entries do not say which server gave them, and may be empty replies, which
-were stored then.
+Files written before the key covered the endpoint, or before the scope held the server's
+fingerprint, still open (the table is unchanged) and take new entries, but their old entries
+are never found again: each request misses once. That is on purpose: the old entries do not
+say which server gave them, and may be empty replies, which were stored then.
 """
 
 from __future__ import annotations
@@ -77,8 +84,9 @@ def request_key(
 ) -> str:
     """The cache key of a request: SHA-256 of its canonical JSON.
 
-    ``endpoint`` (the base URL) is part of the key: two servers that share a model id are two
-    models. Text that is not valid UTF-8 (a lone surrogate) is keyed as it is, never refused.
+    ``endpoint`` (the endpoint's scope: its URL and fingerprint, see the module docstring) is
+    part of the key: two servers that share a model id are two models. Text that is not valid
+    UTF-8 (a lone surrogate) is keyed as it is, never refused.
 
     >>> a = request_key("m", [{"role": "user", "content": "hi"}], {"temperature": 0.0})
     >>> a == request_key("m", [{"content": "hi", "role": "user"}], {"temperature": 0.0})

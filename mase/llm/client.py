@@ -253,6 +253,9 @@ class ChatClient:
 
     async def acomplete(self, messages: list[dict[str, Any]], kind: str = "action") -> Completion:
         """:meth:`complete` for asyncio code: many calls can wait on the model at once."""
+        if self.cache is not None and self._scope is None:
+            # the fingerprint's one blocking request stays off the event loop
+            await asyncio.to_thread(self.cache_scope)
         messages = encodable_messages(messages)
         body = self._body(messages, kind)
         key, hit = self._lookup(messages, body)

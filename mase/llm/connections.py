@@ -32,6 +32,7 @@ tricklers fill it. It would need this deadline all the same.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import queue
 import selectors
@@ -41,6 +42,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler
+from typing import Any
 
 from mase.llm.wire import MAX_BODY_BYTES, error_object
 
@@ -48,7 +51,7 @@ from mase.llm.wire import MAX_BODY_BYTES, error_object
 MAX_HEAD_BYTES = 64 * 2**10
 
 #: Answers one whole request on ``sock``: ``(sock, request bytes, client address)`` ->
-#: ``(keep the connection open, the bytes after the request)``.
+#: ``(keep the connection open, the bytes after the request)``; :meth:`RequestHandler.answer`.
 Handle = Callable[[socket.socket, bytes, tuple], tuple[bool, bytes]]
 
 _RECV_BYTES = 2**16
@@ -310,6 +313,54 @@ class Connections:
         self._listener.close()
         self._wake_read.close()
         self._wake_write.close()
+
+
+class RequestHandler(BaseHTTPRequestHandler):
+    """``http.server``'s handler for one request that has all arrived (a :data:`Handle`).
+
+    Subclass it with ``do_GET``/``do_POST`` as usual; the request is read from the buffered
+    bytes, the reply written straight to the socket. Quiet: no line per request on stderr.
+    """
+
+    protocol_version = "HTTP/1.1"  # keep-alive: the openai client reuses connections
+
+    def __init__(self, sock: socket.socket, data: bytes, address: tuple):
+        # not BaseRequestHandler's __init__, which reads a connection to its end: this
+        # answers one request, and the connection goes back to the reading thread
+        self.request = self.connection = sock
+        self.client_address = address
+        self.server = None
+        self.rfile = io.BytesIO(data)
+        self.wfile = _SocketWriter(sock)
+        self.close_connection = True
+
+    @classmethod
+    def answer(cls, sock: socket.socket, data: bytes, address: tuple) -> tuple[bool, bytes]:
+        """Answer the request in ``data``: whether the connection stays open, what follows it."""
+        handler = cls(sock, data, address)
+        try:
+            handler.handle_one_request()
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            # a client that hung up (e.g. timed out) or stopped reading is not an error
+            handler.close_connection = True
+        return not handler.close_connection, handler.rfile.read()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Stay quiet: a test or a demo does not want a line per request on stderr."""
+
+
+class _SocketWriter(io.RawIOBase):
+    """Writes straight to the socket (``http.server``'s ``wfile``), blocking up to its timeout."""
+
+    def __init__(self, sock: socket.socket):
+        self._sock = sock
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        self._sock.sendall(data)
+        return len(data)
 
 
 def _head_end(buffer: bytearray) -> int | None:

@@ -37,9 +37,10 @@ import time
 import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from mase.llm.connections import Connections, RequestHandler
 
 
 @dataclass(frozen=True)
@@ -290,37 +291,51 @@ def _die_with_parent() -> None:
             libc.prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
 
 
-class _SlotFront(ThreadingHTTPServer):
-    """A loopback front that hands each request to a free server process, whole."""
+class _SlotFront:
+    """A loopback front that hands each request to a free server process, whole.
 
-    daemon_threads = True
-    request_queue_size = 64
+    Its connections are read as the offline server's are (:mod:`mase.llm.connections`): a
+    client that trickles its request pins no thread and is cut off at the request deadline.
+    """
 
     def __init__(self, address: tuple[str, int], backends: Sequence[str]):
         self.free: queue.Queue[str] = queue.Queue()
         for backend in backends:
             self.free.put(backend)
         self.first = backends[0]
-        super().__init__(address, _FrontHandler)
+        handler = type("_BoundFrontHandler", (_FrontHandler,), {"front": self})
+        self._connections = Connections(
+            address, handler.answer, idle_timeout=10.0, request_timeout=10.0,
+            max_connections=512, workers=64,
+        )  # fmt: skip
+        self.server_port = self._connections.server_address[1]
+
+    def serve_forever(self) -> None:
+        """Serve until :meth:`shutdown`."""
+        self._connections.serve_forever()
+
+    def shutdown(self) -> None:
+        """Stop serving (from another thread)."""
+        self._connections.shutdown()
+
+    def server_close(self) -> None:
+        """Release the port and the connections."""
+        self._connections.server_close()
 
 
-class _FrontHandler(BaseHTTPRequestHandler):
-    server: _SlotFront
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
+class _FrontHandler(RequestHandler):
+    front: _SlotFront
 
     def do_GET(self) -> None:  # the name http.server dispatches to
-        self._forward("GET", self.server.first, b"")
+        self._forward("GET", self.front.first, b"")
 
     def do_POST(self) -> None:  # the name http.server dispatches to
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        backend = self.server.free.get()  # waits for a free process
+        backend = self.front.free.get()  # waits for a free process
         try:
             self._forward("POST", backend, body)
         finally:
-            self.server.free.put(backend)
+            self.front.free.put(backend)
 
     def _forward(self, method: str, backend: str, body: bytes) -> None:
         host, _, rest = backend.removeprefix("http://").partition("/")

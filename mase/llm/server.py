@@ -27,18 +27,15 @@ are for bookkeeping code paths, not for cost estimates.
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 import random
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from mase.llm.connections import Connections
+from mase.llm.connections import Connections, RequestHandler
 from mase.llm.wire import MAX_BODY_BYTES, BadRequest, Reply, chat_request, error_object, pad
 
 #: The model: request messages in, reply text out.
@@ -165,11 +162,8 @@ class OfflineServer:
         self._thread: threading.Thread | None = None
         handler = _handler_class(self)
 
-        def handle(sock: socket.socket, data: bytes, address: tuple) -> tuple[bool, bytes]:
-            return handler(sock, data, address).outcome()
-
         self._httpd = Connections(
-            (host, port), handle, idle_timeout, request_timeout, max_connections, workers
+            (host, port), handler.answer, idle_timeout, request_timeout, max_connections, workers
         )
 
     @property
@@ -263,34 +257,10 @@ def _faults_of(server: OfflineServer) -> str:
     return "no faults" if not changed else ", ".join(f"{k}={v}" for k, v in changed.items())
 
 
-class _ChatHandler(BaseHTTPRequestHandler):
+class _ChatHandler(RequestHandler):
     """Answers the OpenAI routes; everything else is a 404 in OpenAI's error shape."""
 
     offline: OfflineServer
-    protocol_version = "HTTP/1.1"  # keep-alive: the openai client reuses connections
-
-    def __init__(self, sock: socket.socket, data: bytes, address: tuple):
-        # not BaseRequestHandler's __init__, which reads a connection to its end: this
-        # answers one request that has all arrived, and the connection goes back to the
-        # reading thread (mase.llm.connections)
-        self.request = self.connection = sock
-        self.client_address = address
-        self.server = None
-        self.rfile = io.BytesIO(data)
-        self.wfile = _SocketWriter(sock)
-        self.close_connection = True
-
-    def outcome(self) -> tuple[bool, bytes]:
-        """Answer the request; whether the connection stays open, and the bytes after it."""
-        try:
-            self.handle_one_request()
-        except (BrokenPipeError, ConnectionResetError, TimeoutError):
-            # a client that hung up (e.g. timed out) or stopped reading is not an error
-            self.close_connection = True
-        return not self.close_connection, self.rfile.read()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Stay quiet: a test or a demo does not want a line per request on stderr."""
 
     def version_string(self) -> str:
         """The ``Server`` header: the model, without the Python version (a cache fingerprint)."""
@@ -428,17 +398,3 @@ class _ChatHandler(BaseHTTPRequestHandler):
             self.wfile.flush()
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
-
-
-class _SocketWriter(io.RawIOBase):
-    """Writes straight to the socket (``http.server``'s ``wfile``), blocking up to its timeout."""
-
-    def __init__(self, sock: socket.socket):
-        self._sock = sock
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data: Any) -> int:
-        self._sock.sendall(data)
-        return len(data)

@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import openai
 import pytest
@@ -463,3 +464,25 @@ def test_mase_eval_says_a_refused_key_without_the_key():
         )
     assert result.returncode == 2 and "refused the API key (401)" in result.stderr
     assert CANARY not in result.stdout + result.stderr
+
+
+def test_the_local_models_slot_front_pins_no_thread_per_stalled_client(tmp_path):
+    from mase.llm.local import LocalServer
+
+    gguf = tmp_path / "tiny.Q4_0.gguf"
+    gguf.write_bytes(b"GGUF")
+    stub = (sys.executable, str(Path(__file__).with_name("stub_llama_server.py")))
+    with LocalServer(gguf, command=stub, slots=2, threads=2) as server:
+        before = threading.active_count()
+        port = int(server.base_url.rsplit(":", 1)[1].split("/")[0])
+        stalled = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(100)]
+        try:
+            for sock in stalled:
+                sock.sendall(CHAT + b"Content-Le")
+            client = ChatClient(LLMConfig(base_url=server.base_url, cache=False, timeout=30))
+            reply = client.complete(HELLO)
+            assert threading.active_count() - before <= 3  # not one per stalled socket
+        finally:
+            for sock in stalled:
+                sock.close()
+    assert reply.error is None and reply.text.startswith("tiny.Q4_0 on port")
