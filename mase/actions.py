@@ -94,7 +94,27 @@ def check_playing(env: Any) -> None:
         raise ResetNeeded("the episode is over; call reset() to start a new one")
 
 
-_SHORT = reprlib.Repr()
+class _ShortRepr(reprlib.Repr):
+    """reprlib's short repr; an object whose ``repr`` fails is named by its type.
+
+    reprlib's own fallback shows a memory address, which differs between twin runs.
+    """
+
+    def repr_instance(self, x: Any, level: int) -> str:
+        try:
+            return super().repr_instance(x, level) if _repr_works(x) else f"a {_type_name(x)}"
+        except Exception:  # noqa: BLE001
+            return f"a {_type_name(x)}"
+
+
+def _repr_works(x: Any) -> bool:
+    try:
+        return type(repr(x)) is str
+    except Exception:  # noqa: BLE001 - a hostile __repr__ raises anything
+        return False
+
+
+_SHORT = _ShortRepr()
 _SHORT.maxstring = _SHORT.maxother = 60
 _SHORT.maxlong = 40
 

@@ -48,7 +48,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from mase.actions import ActionDictError, brief
+from mase.actions import ActionDictError, ResetNeeded, brief
 from mase.registry import env_creator, make
 
 
@@ -202,7 +202,7 @@ class AECBatch(Batch):
 
     def _check(self) -> None:
         if not self._started:
-            raise RuntimeError("call reset() before using the batch")
+            raise ResetNeeded("call reset() before using the batch")
 
     def _collect(self, env: Any, row: np.ndarray) -> None:
         for agent, r in env.rewards.items():

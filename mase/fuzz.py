@@ -1,47 +1,43 @@
-"""Fuzzing a task: every kind of input a policy, a model or an attacker may give, step by step.
+"""Fuzzing a task: hostile inputs (:mod:`mase.hostile`) through every view, step by step.
 
-:func:`fuzz_task` plays a task through a direct-topology :class:`mase.wrappers.MessageChannel`
-with inputs drawn from a seeded generator (:func:`hostile_input`): samples of the action space,
-the task's own legal actions in words with noise around them, integers from -1 to ``10**5000``,
-floats (``nan``, ``inf``), ``None``, unicode with lone surrogates and control characters, long
-pathological replies, containers and arrays, and dicts with messages and recipients of every
-kind. It checks after every step that:
+:func:`fuzz_task` plays a task through each of its views (:data:`STACKS`): a direct-topology
+:class:`~mase.wrappers.MessageChannel`; a broadcast channel under a
+:class:`~mase.wrappers.Recorder`; :class:`~mase.wrappers.BeliefState` and
+:class:`~mase.wrappers.ToMProbe` over a channel (where the task writes beliefs or has probes);
+the bare task under a Recorder; the single-agent ``gymnasium`` view; the parallel view (where
+moves are one a round); and a batch of worlds (:func:`mase.make_vec`, where actions are
+indices). Besides each turn's hostile input it steps before ``reset()``, after the episode's
+end, and with an action for an agent that is done; the parallel view gets mappings with agents
+missing, unknown or of other types, the batch arrays of every dtype and shape.
 
-- nothing is raised but the two documented mistakes of a programmer's dict (a ``"to"`` that
-  names no reachable teammate, or is not a name: ``ValueError``); every other input is a move
-  or an invalid action with a reason;
-- the observation of the agent to act next is in its space (Gymnasium's ``contains``: the
-  vector in its box, the text in the shared charset and length);
-- each invalid action's reason is text the agent can read;
-- the knowledge tracker takes every step in, reading each message's claims, without raising.
+A **crash** is any exception but a documented clear error, which is precisely: an instance of
+:class:`mase.actions.UsageError` (``ResetNeeded``, ``AgentDone``, ``ActionDictError``; for the
+single-agent view gymnasium's own ``gymnasium.error.ResetNeeded`` of a step before ``reset``)
+whose message is readable text (``str()`` works, 1 to 2,000 characters), raised where the
+input is a programmer's mistake (a dict, a step out of turn, a mapping or array of the wrong
+form). An input of any other kind must be a move or an invalid action with a reason. A step
+after the end, or an action for a done agent, that raises nothing is a crash too. After every
+step: the observations of who acts next are in their spaces (Gymnasium's ``contains``), each
+invalid action's reason is text, and the knowledge tracker takes the step in.
 
 ``check_task`` runs a short fuzz on every task; ``benchmarks/fuzz.py`` runs a long one.
 """
 
 from __future__ import annotations
 
-import copy
-import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import gymnasium
 import numpy as np
 
-from mase.registry import make
+from mase.actions import ActionDictError, AgentDone, ResetNeeded, UsageError, brief
+from mase.hostile import KINDS, MAY_REFUSE, Hostile, HostileKey, HostileStr, hostile_input
+from mase.registry import make, make_parallel
 
-#: Replies that made a backtracking parser take minutes (each is cut to the length asked).
-PATHOLOGICAL = (
-    "go" + " " * 50_000 + "x",
-    "go " * 20_000,
-    "Message to " + "a, " * 20_000,
-    "Message to Team: x " * 5_000,
-    "Action selection: " * 5_000,
-    "9" * 5_000,
-    "inspect the bomb " * 5_000,
-    '"' * 20_000,
-    '\n- Alpha: "' * 5_000,
-)
+__all__ = ["KINDS", "STACKS", "FuzzReport", "fuzz_task", "hostile_input"]
 
 
 @dataclass
@@ -49,11 +45,14 @@ class FuzzReport:
     """What a fuzz run did.
 
     Attributes:
-        steps: inputs given (each one a step of the env).
+        steps: inputs given (each one a step of a view, or a refused one).
         episodes: episodes started.
         invalid: steps the env counted as invalid actions.
-        refused: dict inputs refused as a programmer's mistake (``ValueError``).
+        refused: inputs refused with a documented clear error.
+        crashes: inputs that raised anything else, or broke a check.
+        examples: the first crashes, described (stack, kind, input, what happened).
         kinds: inputs given, per kind.
+        stacks: inputs given, per view.
         seconds: wall-clock time of the run.
     """
 
@@ -61,197 +60,387 @@ class FuzzReport:
     episodes: int = 0
     invalid: int = 0
     refused: int = 0
+    crashes: int = 0
+    examples: list[str] = field(default_factory=list)
     kinds: dict[str, int] = field(default_factory=dict)
+    stacks: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
 
 
-def _text(rng: np.random.Generator, length: int) -> str:
-    """Random unicode: letters, digits, punctuation, controls, emoji and lone surrogates."""
-    pools = (
-        (32, 127),
-        (0, 32),
-        (0x80, 0x800),
-        (0xD800, 0xE000),  # lone surrogates: no UTF-8 encoding
-        (0x1F300, 0x1F700),
-    )
-    out = []
-    for _ in range(length):
-        low, high = pools[int(rng.integers(len(pools)))]
-        out.append(chr(int(rng.integers(low, high))))
-    return "".join(out)
+class _Crash(Exception):
+    """A check failed: the message says what."""
 
 
-def hostile_input(rng: np.random.Generator, env: Any, agent: str, size: int = 2_000) -> Any:
-    """One input for ``agent``'s turn, of a random kind (:data:`KINDS`).
-
-    Args:
-        rng: the generator.
-        env: the (wrapped) env, to sample its space and read its legal actions.
-        agent: the agent to act.
-        size: the longest random text (pathological replies are cut to ten times this).
-    """
-    kind = KINDS[int(rng.integers(len(KINDS)))]
-    return kind, _INPUTS[kind](rng, env, agent, size)
-
-
-def _sample(rng: np.random.Generator, env: Any, agent: str, size: int) -> Any:
-    space = copy.deepcopy(env.action_space(agent))
-    space.seed(int(rng.integers(2**31)))
-    return space.sample()
-
-
-def _words(rng: np.random.Generator, env: Any, agent: str, size: int) -> str:
+def readable(exc: BaseException) -> bool:
+    """Whether an error's message is text a person can read (1 to 2,000 characters)."""
     try:
-        legal = env.unwrapped.legal_actions_text(agent)
-    except NotImplementedError:
-        legal = []
-    said = legal[int(rng.integers(len(legal)))] if legal else _text(rng, 20)
-    noise = _text(rng, int(rng.integers(0, 40)))
-    forms = (
-        said,
-        f"Action selection: {said}\nMessage to Team: {noise}",
-        f"{noise} Action selection: {said.upper()}",
-        f"Message to Team: {said}",
-        f"Action selection: {said}\nMessage to {_text(rng, 5)}: {noise}",
-    )
-    return forms[int(rng.integers(len(forms)))]
+        text = str(exc)
+    except Exception:  # noqa: BLE001 - a message that cannot be made is not readable
+        return False
+    return type(text) is str and 0 < len(text.strip()) <= 2_000
 
 
-def _integer(rng: np.random.Generator, env: Any, agent: str, size: int) -> int:
-    n = getattr(env.action_space(agent), "n", 10)
-    choices = (-1, 0, int(n), int(n) + 1, 2**31, 2**63, -(2**70), 10**5000)
-    return choices[int(rng.integers(len(choices)))]
+class _Run:
+    """One stack's fuzz: the generator, the report and the judging of each input."""
+
+    def __init__(self, env_id: str, stack: str, report: FuzzReport, seed: int, size: int):
+        self.env_id, self.stack, self.report, self.size = env_id, stack, report, size
+        self.rng = np.random.default_rng((seed, sum(map(ord, stack))))
+        self.seed = seed
+
+    def given(self, kind: str) -> None:
+        report = self.report
+        report.steps += 1
+        report.kinds[kind] = report.kinds.get(kind, 0) + 1
+        report.stacks[self.stack] = report.stacks.get(self.stack, 0) + 1
+
+    def crash(self, kind: str, value: Any, what: str) -> None:
+        self.report.crashes += 1
+        if len(self.report.examples) < 20:
+            self.report.examples.append(
+                f"{self.env_id} [{self.stack}] {kind} input {brief(value)}: {what}"
+            )
+
+    def call(
+        self, kind: str, value: Any, step: Callable[[], Any], must_refuse: tuple = ()
+    ) -> tuple[bool, Any]:
+        """Give one input; ``(taken, result)``. A refusal is judged against the rules above."""
+        self.given(kind)
+        try:
+            result = step()
+        except Exception as exc:  # noqa: BLE001 - judging what was raised is the point
+            allowed = must_refuse or ((UsageError,) if kind in MAY_REFUSE else ())
+            if allowed and isinstance(exc, allowed) and readable(exc):
+                self.report.refused += 1
+            else:
+                self.crash(kind, value, f"raised {type(exc).__name__}: {brief(exc)}")
+            return False, None
+        if must_refuse:
+            self.crash(kind, value, f"was taken, but {must_refuse[0].__name__} was due")
+            return False, None
+        return True, result
 
 
-def _number(rng: np.random.Generator, env: Any, agent: str, size: int) -> Any:
-    choices = (math.nan, math.inf, -math.inf, 0.5, 1e300, np.float32(1.0), np.int64(1), True)
-    return choices[int(rng.integers(len(choices)))]
+# -- AEC stacks ---------------------------------------------------------------------------
 
 
-def _nothing(rng: np.random.Generator, env: Any, agent: str, size: int) -> None:
-    return None
-
-
-def _unicode(rng: np.random.Generator, env: Any, agent: str, size: int) -> str:
-    return _text(rng, int(rng.integers(0, size)))
-
-
-def _pathological(rng: np.random.Generator, env: Any, agent: str, size: int) -> str:
-    return PATHOLOGICAL[int(rng.integers(len(PATHOLOGICAL)))][: size * 10]
-
-
-def _container(rng: np.random.Generator, env: Any, agent: str, size: int) -> Any:
-    choices = (
-        [],
-        [1, 2],
-        (0,),
-        {3},
-        b"go to room 3",
-        np.zeros((2, 2)),
-        np.array([1], dtype=np.int8),
-        np.array(["x"]),
-        object(),
-    )
-    return choices[int(rng.integers(len(choices)))]
-
-
-def _dict(rng: np.random.Generator, env: Any, agent: str, size: int) -> dict:
-    inner = [k for k in KINDS if k != "dict"]
-    action = _INPUTS[inner[int(rng.integers(len(inner)))]](rng, env, agent, size)
-    mates = [a for a in env.possible_agents if a != agent]
-    to_choices = (None, mates[:1], mates, mates[0] if mates else None, 5, ["nobody"], [agent])
-    to = to_choices[int(rng.integers(len(to_choices)))]
-    given = {"action": action, "message": _unicode(rng, env, agent, size)}
-    if to is not None:
-        given["to"] = to
-    return given
-
-
-_INPUTS = {
-    "sample": _sample,
-    "words": _words,
-    "integer": _integer,
-    "number": _number,
-    "none": _nothing,
-    "unicode": _unicode,
-    "pathological": _pathological,
-    "container": _container,
-    "dict": _dict,
-}
-#: The kinds of input :func:`hostile_input` draws from.
-KINDS = tuple(_INPUTS)
-
-
-def fuzz_task(
-    env_id: str, steps: int = 1_000, seed: int = 0, size: int = 2_000, **kwargs: Any
-) -> FuzzReport:
-    """Give ``steps`` hostile inputs to the task and check what it does with each.
-
-    Args:
-        env_id: a registered task id.
-        steps: inputs to give, over as many episodes as it takes.
-        seed: seeds the inputs and the episodes.
-        size: the longest random text.
-        **kwargs: task arguments.
-
-    Raises:
-        AssertionError: an input raised what it should not, an observation left its space, or
-            an invalid action came without a readable reason (the message names the input).
-    """
-    from mase.wrappers import MessageChannel  # the wrappers import the task core, not back
-
-    env = MessageChannel(make(env_id, **kwargs), topology="direct")
+def _fuzz_aec(env: Any, run: _Run, steps: int) -> None:
+    """Play an AEC stack with hostile inputs, steps after the end and dead steps included."""
     base = env.unwrapped
-    rng = np.random.default_rng(seed)
-    report = FuzzReport()
-    start = time.perf_counter()
-    env.reset(seed=seed)
-    report.episodes = 1
-    while report.steps < steps:
+    run.call("before_reset", 0, lambda: env.step(0), (ResetNeeded,))
+    env.reset(seed=run.seed)
+    run.report.episodes += 1
+    rng = run.rng
+    while run.report.stacks.get(run.stack, 0) < steps:
         if not env.agents:
-            env.reset(seed=seed + report.episodes)
-            report.episodes += 1
+            if rng.random() < 0.5:
+                kind, value = hostile_input(rng, env, base.possible_agents[0], run.size)
+                run.call("after_end", value, lambda v=value: env.step(v), (ResetNeeded,))
+            env.reset(seed=run.seed + run.report.episodes)
+            run.report.episodes += 1
             continue
         agent = env.agent_selection
         _, _, terminated, truncated, _ = env.last(observe=False)
         if terminated or truncated:
+            if rng.random() < 0.2:
+                run.call("dead_step", 1, lambda: env.step(1), (AgentDone,))
             env.step(None)
             continue
-        kind, given = hostile_input(rng, env, agent, size)
-        report.kinds[kind] = report.kinds.get(kind, 0) + 1
-        report.steps += 1
-        invalid_before = base.invalid_actions
-        try:
-            env.step(given)
-        except ValueError as exc:
-            if not (
-                kind == "dict" and "to" in given and ("'to'" in str(exc) or "message" in str(exc))
-            ):
-                raise AssertionError(
-                    f"{env_id}: {kind} input {given!r:.200} raised {exc!r}"
-                ) from exc
-            report.refused += 1
+        kind, value = hostile_input(rng, env, agent, run.size)
+        before = base.invalid_actions
+        taken, _ = run.call(kind, value, lambda v=value: env.step(v))
+        if taken:
+            _check_aec_step(env, run, kind, value, agent, before)
+
+
+def _check_aec_step(env: Any, run: _Run, kind: str, value: Any, agent: str, before: int) -> None:
+    """After a step: the tracker reads it, a reason is given, the next view is in its space."""
+    base = env.unwrapped
+    try:
+        base.knowledge()  # the knowledge tracker reads every message's claims
+    except Exception as exc:  # noqa: BLE001
+        run.crash(kind, value, f"then reading who knows what raised {type(exc).__name__}")
+        return
+    if base.invalid_actions > before:
+        run.report.invalid += 1
+        reason = base.infos.get(agent, {}).get("invalid_action") if agent in base.infos else ""
+        if agent in base.infos and not (isinstance(reason, str) and reason.strip()):
+            run.crash(kind, value, "was invalid with no reason")
+    if env.agents:
+        other = env.agent_selection
+        if not env.observation_space(other).contains(env.observe(other)):
+            run.crash(kind, value, f"then {other}'s observation left its space")
+
+
+def _channel(env_id: str, **kw: Any) -> Any:
+    from mase.wrappers import MessageChannel  # the wrappers import the task core, not back
+
+    return MessageChannel(make(env_id, **kw), topology="direct")
+
+
+def _broadcast_recorder(env_id: str, **kw: Any) -> Any:
+    from mase.wrappers import MessageChannel, Recorder
+
+    return Recorder(MessageChannel(make(env_id, **kw)))
+
+
+def _belief(env_id: str, **kw: Any) -> Any:
+    from mase.task import TaskEnv
+    from mase.wrappers import BeliefState
+
+    env = _channel(env_id, **kw)
+    if type(env.unwrapped).belief_template is TaskEnv.belief_template:
+        return None  # the task writes no belief states
+    return _Beliefs(BeliefState(env))
+
+
+def _tom(env_id: str, **kw: Any) -> Any:
+    from mase.wrappers import ToMProbe
+
+    try:
+        return ToMProbe(_channel(env_id, **kw))
+    except (TypeError, ValueError):  # the task has no probes or no true facts
+        return None
+
+
+def _recorder(env_id: str, **kw: Any) -> Any:
+    from mase.wrappers import Recorder
+
+    return Recorder(make(env_id, **kw))
+
+
+class _Beliefs:
+    """A BeliefState stack whose dict inputs carry a belief of any kind as well."""
+
+    def __init__(self, env: Any):
+        self._env = env
+        self._n = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._env, name)
+
+    def step(self, action: Any) -> None:
+        self._n += 1
+        if isinstance(action, dict) and len(action) and self._n % 2:
+            beliefs = ("Bomb 1: red", 10**5000, HostileStr("x"), None, ["a"], "")
+            action = {**action, "belief": beliefs[self._n % len(beliefs)]}
+        self._env.step(action)
+
+
+# -- the other views ----------------------------------------------------------------------
+
+
+def _fuzz_single(env_id: str, run: _Run, steps: int, **kw: Any) -> None:
+    """The single-agent gymnasium view: the learner's hostile inputs, steps after its end."""
+    env = gymnasium.make(env_id, **kw)
+    aec = env.unwrapped.aec
+    refusals = (ResetNeeded, gymnasium.error.ResetNeeded)
+    run.call("before_reset", 0, lambda: env.step(0), refusals)
+    env.reset(seed=run.seed)
+    run.report.episodes += 1
+    learner = env.unwrapped.agent
+    while run.report.stacks.get(run.stack, 0) < steps:
+        kind, value = hostile_input(run.rng, aec, learner, run.size)
+        before = aec.unwrapped.invalid_actions
+        taken, result = run.call(kind, value, lambda v=value: env.step(v))
+        if not taken:
             continue
-        except Exception as exc:
-            raise AssertionError(f"{env_id}: {kind} input {given!r:.200} raised {exc!r}") from exc
-        try:  # the knowledge tracker reads every message's claims: hostile text included
-            base.knowledge()
-        except Exception as exc:
-            raise AssertionError(
-                f"{env_id}: after {kind} input {given!r:.200}, reading who knows what raised "
-                f"{exc!r}"
-            ) from exc
-        if base.invalid_actions > invalid_before:
-            report.invalid += 1
-            reason = base.infos.get(agent, {}).get("invalid_action") if agent in base.infos else ""
-            if agent in base.infos and not (isinstance(reason, str) and reason.strip()):
-                raise AssertionError(f"{env_id}: {kind} input {given!r:.200} gave no reason")
-        if env.agents:  # what the next agent to act is shown
-            other = env.agent_selection
-            if not env.observation_space(other).contains(env.observe(other)):
-                raise AssertionError(
-                    f"{env_id}: after {kind} input {given!r:.200}, {other}'s observation left "
-                    "its space"
-                )
+        obs, _, terminated, truncated, _ = result
+        run.report.invalid += aec.unwrapped.invalid_actions > before
+        if not env.observation_space.contains(obs):
+            run.crash(kind, value, "then the learner's observation left its space")
+        if terminated or truncated:
+            if run.rng.random() < 0.5:
+                run.call("after_end", 0, lambda: env.step(0), (ResetNeeded,))
+            env.reset(seed=run.seed + run.report.episodes)
+            run.report.episodes += 1
+    env.close()
+
+
+def _bad_mapping(rng: np.random.Generator, live: list[str], actions: dict) -> Any:
+    """A parallel step's actions that are not one for every live agent."""
+    first = live[0]
+    forms = (
+        lambda: {},
+        lambda: {a: v for a, v in actions.items() if a != first},
+        lambda: {**actions, "nobody": 0},
+        lambda: {**actions, 10**5000: 0, None: 1, (1,): 2},
+        lambda: {**actions, HostileKey(): 0},
+        lambda: {**actions, HostileStr("nobody"): 0},
+        lambda: list(actions.values()),
+        lambda: None,
+        lambda: 10**5000,
+        Hostile,
+    )
+    return forms[int(rng.integers(len(forms)))]()
+
+
+def _fuzz_parallel(env_id: str, run: _Run, steps: int, **kw: Any) -> None:
+    """The parallel view: every live agent's hostile input at once, and malformed mappings."""
+    env = make_parallel(env_id, **kw)
+    aec = env.aec_env
+    run.call("before_reset", {}, lambda: env.step({}), (ResetNeeded,))
+    env.reset(seed=run.seed)
+    run.report.episodes += 1
+    rng = run.rng
+    while run.report.stacks.get(run.stack, 0) < steps:
+        if not env.agents:
+            if rng.random() < 0.5:
+                run.call("after_end", {}, lambda: env.step({}), (ResetNeeded,))
+            env.reset(seed=run.seed + run.report.episodes)
+            run.report.episodes += 1
+            continue
+        live = list(env.agents)
+        draws = {a: hostile_input(rng, aec, a, run.size) for a in live}
+        actions = {a: value for a, (_, value) in draws.items()}
+        if rng.random() < 0.15:
+            bad = _bad_mapping(rng, live, actions)
+            run.call("mapping", bad, lambda b=bad: env.step(b), (ActionDictError,))
+            continue
+        kind = "dict" if any(k == "dict" for k, _ in draws.values()) else draws[live[0]][0]
+        before = aec.unwrapped.invalid_actions
+        taken, result = run.call(kind, actions, lambda a=actions: env.step(a))
+        if not taken:
+            continue
+        run.report.invalid += aec.unwrapped.invalid_actions > before
+        for agent, obs in result[0].items():
+            if not env.observation_space(agent).contains(obs):
+                run.crash(kind, actions, f"then {agent}'s observation left its space")
+
+
+def _bad_actions(rng: np.random.Generator, n: int, k: int) -> tuple[str, Any, bool]:
+    """A batch's actions: ``(kind, actions, whether they are indices the batch takes)``."""
+    forms = (
+        ("indices", lambda: rng.integers(0, k, n), True),
+        ("out_of_range", lambda: rng.integers(-(2**62), 2**62, n), True),
+        ("int_extremes", lambda: np.array([2**63 - 1, -(2**63)] * n)[:n], True),
+        ("uint64", lambda: np.full(n, 2**64 - 1, dtype=np.uint64), True),
+        ("whole_floats", lambda: rng.integers(0, k, n).astype(np.float64), True),
+        ("huge_floats", lambda: np.full(n, 1e300), True),
+        ("list", lambda: [int(i) for i in rng.integers(0, k, n)], True),
+        ("nan", lambda: np.full(n, np.nan), False),
+        ("fractions", lambda: rng.random(n) + 0.25, False),
+        ("objects", lambda: np.array([10**5000] * n, dtype=object), False),
+        ("text", lambda: np.array(["go"] * n), False),
+        ("shape", lambda: rng.integers(0, k, (n, 2)), False),
+        ("none", lambda: None, False),
+        ("hostile", Hostile, False),
+    )
+    kind, make_actions, taken = forms[int(rng.integers(len(forms)))]
+    return kind, make_actions(), taken
+
+
+def _fuzz_batch(env_id: str, run: _Run, steps: int, **kw: Any) -> None:
+    """A batch of worlds: action arrays of every dtype and shape, out-of-range indices."""
+    from mase.batch import make_vec  # the batch module imports the registry, as this does
+
+    batch = make_vec(env_id, 4, **kw)
+    run.call("before_reset", 0, lambda: batch.step(np.zeros(4, dtype=np.int64)), (ResetNeeded,))
+    batch.reset(seed=run.seed)
+    run.report.episodes += 4
+    while run.report.stacks.get(run.stack, 0) < steps:
+        kind, actions, indices = _bad_actions(run.rng, batch.num_envs, batch.n_actions)
+        refusal = () if indices else (ActionDictError,)
+        taken, result = run.call(f"batch_{kind}", actions, lambda a=actions: batch.step(a), refusal)
+        if not taken:
+            continue
+        run.report.episodes += len(result.metrics)
+        obs, mask = batch.observe()
+        if obs.shape != (batch.num_envs, batch.observation_size) or not np.isfinite(obs).all():
+            run.crash(kind, actions, f"then the observations had shape {obs.shape} or NaN")
+    batch.close()
+
+
+def _parallel_task(env_id: str, **kw: Any) -> bool:
+    return bool(make(env_id, **kw).metadata.get("is_parallelizable", False))
+
+
+def _batched_task(env_id: str, **kw: Any) -> bool:
+    """Whether the task's seats act by indices and an episode has a decision (not all speech)."""
+    env = make(env_id, **kw)
+    if not isinstance(env.action_space(env.possible_agents[0]), gymnasium.spaces.Discrete):
+        return False
+    env.reset(seed=0)
+    for _ in range(10_000):
+        if not env.agents:
+            return False
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+        elif not env.unwrapped.phase.speech:
+            return True
+        else:
+            env.step("")
+    return False
+
+
+#: The AEC stacks: name -> builder (``None`` where the task does not support it).
+_AEC = {
+    "channel": _channel,
+    "broadcast+recorder": _broadcast_recorder,
+    "belief": _belief,
+    "tom": _tom,
+    "recorder": _recorder,
+}
+#: Every view :func:`fuzz_task` drives.
+STACKS = (*_AEC, "single-agent", "parallel", "batch")
+
+
+def fuzz_task(
+    env_id: str,
+    steps: int = 1_000,
+    seed: int = 0,
+    size: int = 2_000,
+    stacks: tuple[str, ...] = STACKS,
+    raise_on_crash: bool = True,
+    **kwargs: Any,
+) -> FuzzReport:
+    """Give ``steps`` hostile inputs to the task, shared among its views, and judge each.
+
+    Args:
+        env_id: a registered task id.
+        steps: inputs to give in all, over as many episodes as it takes.
+        seed: seeds the inputs and the episodes.
+        size: the longest random text.
+        stacks: the views to drive (of :data:`STACKS`; one the task lacks is skipped).
+        raise_on_crash: raise at the end of the run when anything crashed.
+        **kwargs: task arguments.
+
+    Raises:
+        AssertionError: something crashed (the message lists the first crashes).
+    """
+    report = FuzzReport()
+    start = time.perf_counter()
+    playable = [s for s in stacks if _plays(env_id, s, **kwargs)]
+    share = -(-steps // len(playable))
+    for stack in playable:
+        run = _Run(env_id, stack, report, seed, size)
+        goal = min(share, steps - report.steps)
+        if goal <= 0:
+            break
+        if stack in _AEC:
+            _fuzz_aec(_AEC[stack](env_id, **kwargs), run, goal)
+        elif stack == "single-agent":
+            _fuzz_single(env_id, run, goal, **kwargs)
+        elif stack == "parallel":
+            _fuzz_parallel(env_id, run, goal, **kwargs)
+        else:
+            _fuzz_batch(env_id, run, goal, **kwargs)
     report.seconds = time.perf_counter() - start
+    if raise_on_crash and report.crashes:
+        raise AssertionError(
+            f"{report.crashes} of {report.steps} hostile inputs crashed:\n"
+            + "\n".join(report.examples)
+        )
     return report
+
+
+def _plays(env_id: str, stack: str, **kw: Any) -> bool:
+    """Whether the task has this view."""
+    if stack in _AEC:
+        return _AEC[stack](env_id, **kw) is not None
+    if stack == "parallel":
+        return _parallel_task(env_id, **kw)
+    if stack == "batch":
+        return _batched_task(env_id, **kw)
+    return stack == "single-agent"

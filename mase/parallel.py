@@ -4,9 +4,10 @@
 parallel ``step`` is a mapping with one action for every live agent (``env.agents``); the
 converter itself indexes the mapping unchecked, so a missing agent is a bare ``KeyError`` deep
 in it and an unknown one is silently ignored. This view refuses both before any agent moves,
-with a clear :class:`~mase.actions.ActionDictError` naming the agents: a missing agent is an
-error, not a pass (a seat that means to do nothing gives the task's own no-op or an invalid
-action, which spends its turn as the AEC env does). Each action itself is what the AEC env
+with a clear :class:`~mase.actions.ActionDictError` naming the agents, as it does an action
+dict with keys no wrapper of the AEC env takes: a missing agent is an error, not a pass (a
+seat that means to do nothing gives the task's own no-op or an invalid action, which spends
+its turn as the AEC env does). Each action itself is what the AEC env
 takes (an invalid one is an invalid action with a reason, never an exception).
 """
 
@@ -16,7 +17,14 @@ from typing import Any
 
 from pettingzoo.utils.conversions import aec_to_parallel_wrapper
 
-from mase.actions import ActionDictError, ResetNeeded, brief, plain_text
+from mase.actions import (
+    ActionDictError,
+    ResetNeeded,
+    brief,
+    plain_text,
+    takes_key,
+    unclaimed_keys,
+)
 
 
 class ParallelView(aec_to_parallel_wrapper):
@@ -69,4 +77,13 @@ class ParallelView(aec_to_parallel_wrapper):
             raise ActionDictError(
                 f"a parallel step takes one action for every live agent {live}: " + "; ".join(parts)
             )
-        return {n: v for n, (_, v) in zip(names, items, strict=True)}
+        checked = {n: v for n, (_, v) in zip(names, items, strict=True)}
+        for agent, action in checked.items():  # refused before anyone moves, not halfway
+            if not isinstance(action, dict):
+                continue
+            keys = list(dict.keys(action))
+            if not keys or not all(
+                type(k) is str and (k == "action" or takes_key(self.aec_env, k)) for k in keys
+            ):
+                raise ActionDictError(f"{agent}'s action: {unclaimed_keys(action)}")
+        return checked

@@ -325,8 +325,12 @@ def test_a_message_channel_does_not_shorten_what_a_task_lets_be_said(env_id):
 
 @pytest.mark.parametrize("env_id", TASKS)
 def test_a_thousand_hostile_inputs_are_moves_or_invalid_actions_with_reasons(env_id):
+    """Through every view the task has (channels, beliefs, probes, recorder, single-agent,
+    parallel, batch), with steps before reset, after the end and for done agents: nothing is
+    raised but a documented clear error (``mase.fuzz``), 0 crashes."""
     report = fuzz_task(env_id, steps=1_000, seed=7)
-    assert report.steps == 1_000 and report.invalid > 0 and len(report.kinds) == len(KINDS)
+    assert report.crashes == 0 and report.steps >= 1_000 and report.invalid > 0
+    assert set(KINDS) <= set(report.kinds) and {"channel", "single-agent"} <= set(report.stacks)
 
 
 #: Replies a broken model or an attacker may give, about a megabyte each.
@@ -498,3 +502,94 @@ def test_no_observation_states_a_fact_from_outside_the_agents_audience(env_id):
             checked += 1
             env.step(team[agent].act(obs, info))
     assert checked > 20
+
+
+# -- hostile input: the clear errors of every view, and the global state in every mode -----
+
+
+def views(env_id: str) -> dict:
+    """Every stack of wrappers and view the task has, built with a round limit of 1."""
+    stacks = {
+        "channel": lambda: MessageChannel(mase.make(env_id, max_cycles=1), topology="direct"),
+        "recorder": lambda: Recorder(MessageChannel(mase.make(env_id, max_cycles=1))),
+        "bare": lambda: mase.make(env_id, max_cycles=1),
+    }
+    if task_class(env_id).belief_template is not TaskEnv.belief_template:
+        stacks["belief"] = lambda: mase.wrappers.BeliefState(
+            MessageChannel(mase.make(env_id, max_cycles=1))
+        )
+    if env_id in declaring("tom_probes"):
+        stacks["tom"] = lambda: ToMProbe(MessageChannel(mase.make(env_id, max_cycles=1)))
+    return stacks
+
+
+@pytest.mark.parametrize("env_id", TASKS)
+def test_a_step_after_the_end_is_a_clear_error_under_every_wrapper(env_id):
+    """Not a KeyError from a wrapper that looks the seat up: the task's own words."""
+    for name, build in views(env_id).items():
+        env = build()
+        with pytest.raises(mase.actions.ResetNeeded, match="call reset"):
+            env.step(0)
+        env.reset(seed=0)
+        for _agent in env.agent_iter(10_000):
+            _, _, ended, cut, _ = env.last(observe=False)
+            env.step(None if ended or cut else 0)
+        for late in (0, {"action": 0, "message": "hello?"}, None, 10**5000):
+            with pytest.raises(mase.actions.ResetNeeded, match="the episode is over; call reset"):
+                env.step(late)
+        assert name
+    single = gymnasium.make(env_id, max_cycles=1)
+    single.reset(seed=0)
+    ended = cut = False
+    while not (ended or cut):
+        _, _, ended, cut, _ = single.step(0)
+    with pytest.raises(mase.actions.ResetNeeded, match="call reset"):
+        single.step(0)
+
+
+@pytest.mark.parametrize("env_id", TASKS)
+def test_state_is_every_seats_vector_in_every_obs_mode(env_id):
+    """``state()`` and ``observe_vector`` need no vector in the observation: with the same
+    seed and moves they are the same arrays under ``obs_mode="text"`` as under ``"vector"``,
+    in their spaces."""
+    envs = {mode: mase.make(env_id, obs_mode=mode) for mode in OBS_MODES}
+    for env in envs.values():
+        env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        reference = envs["vector"]
+        if not reference.agents:
+            break
+        for mode, env in envs.items():
+            base = env.unwrapped
+            assert env.state_space.contains(env.state()), mode
+            assert np.array_equal(env.state(), reference.state()), mode
+            for agent in env.possible_agents:
+                vector = base.observe_vector(agent)
+                assert base.vector_space(agent).contains(vector), (mode, agent)
+                assert np.array_equal(vector, reference.observe(agent)["observation"])
+        agent = reference.agent_selection
+        _, _, ended, cut, _ = reference.last(observe=False)
+        move = None if ended or cut else reference.action_space(agent).sample()
+        if isinstance(move, int | np.integer) and "action_mask" in reference.observe(agent):
+            legal = np.flatnonzero(reference.observe(agent)["action_mask"])
+            move = int(rng.choice(legal)) if len(legal) else move
+        for env in envs.values():
+            env.step(move)
+
+
+@pytest.mark.parametrize(
+    "env_id", [i for i in TASKS if task_class(i).metadata["is_parallelizable"]]
+)
+def test_the_parallel_view_takes_one_action_for_every_live_agent_and_no_other(env_id):
+    env = mase.make_parallel(env_id)
+    env.reset(seed=0)
+    live = list(env.agents)
+    for bad, named in (({}, live[0]), ({a: 0 for a in live[1:]}, live[0])):
+        with pytest.raises(mase.actions.ActionDictError, match=f"no action for .*{named}"):
+            env.step(bad)
+    with pytest.raises(mase.actions.ActionDictError, match="'nobody'.*not live"):
+        env.step({**dict.fromkeys(live, 0), "nobody": 0})
+    assert env.unwrapped.turns == 0
+    env.step(dict.fromkeys(live, 0))
+    assert env.unwrapped.turns == len(live)

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import seeding
 
+from mase.actions import ResetNeeded
 from mase.batch import Batch, BatchStep, action_indices
 from mase.envs.avalon import vector, world
 from mase.envs.avalon.roles import (
@@ -503,4 +504,4 @@ class BatchedAvalon(Batch):
 
     def _check(self) -> None:
         if self.rngs is None:
-            raise RuntimeError("call reset() before using the batch")
+            raise ResetNeeded("call reset() before using the batch")

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import seeding
 
+from mase.actions import ResetNeeded
 from mase.batch import Batch, BatchStep, action_indices
 from mase.envs.search_rescue import world
 from mase.envs.search_rescue.text import RESULT_CODES
@@ -433,4 +434,4 @@ class BatchedSearchRescue(Batch):
 
     def _check(self) -> None:
         if self.rngs is None:
-            raise RuntimeError("call reset() before using the batch")
+            raise ResetNeeded("call reset() before using the batch")
