@@ -8,6 +8,7 @@ writes a completion as one ``chat.completion`` object or as ``chat.completion.ch
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -92,7 +93,7 @@ def chat_request(body: bytes) -> dict[str, Any]:
         raise BadRequest("the body nests too deeply to parse") from None
     except ValueError as exc:
         raise BadRequest(f"the body is not JSON: {exc}") from None
-    _check_text(request)
+    _check_text(request, body)
     if not isinstance(request, dict):
         raise BadRequest(f"the body must be a JSON object, got {_JSON_TYPES[type(request)]}")
     messages = request.get("messages")
@@ -119,8 +120,15 @@ def chat_request(body: bytes) -> dict[str, Any]:
     return request
 
 
-def _check_text(request: Any) -> None:
+#: Where a body may spell a surrogate: a ``\uD800``-``\uDFFF`` escape, or its UTF-8 bytes
+#: (which ``json`` decodes with ``surrogatepass``). A body without one needs no further check.
+_MAY_HOLD_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+
+
+def _check_text(request: Any, body: bytes) -> None:
     """Refuse a request whose strings are not all Unicode text (a lone surrogate)."""
+    if not _MAY_HOLD_SURROGATE.search(body):
+        return
     try:
         # one pass over the whole request, keys included; linear in its size
         json.dumps(request, ensure_ascii=False).encode("utf-8")
