@@ -14,7 +14,10 @@ trickling client costs a socket and its buffer, never a thread, and:
 * at most ``max_connections`` are open at once; when a new one arrives at the bound, the
   connection waiting longest for its request to arrive is dropped to make room, and only when
   every open connection is being answered is the new one refused (``503``);
-* a request head over :data:`MAX_HEAD_BYTES` is refused (``431``) unread.
+* a request head over :data:`MAX_HEAD_BYTES` is refused (``431``) unread, and requests are
+  held in memory up to :data:`MAX_BUFFERED_BYTES` in all (past it, ``503``);
+* a reply must be taken by the client within ``request_timeout`` seconds of its first byte
+  (else ``idle_timeout``), so a client that reads slowly holds a worker no longer.
 
 A request whose head has arrived but whose body ran out of time, or ended early, still goes to
 a worker, which answers that the body was cut short. One whose head never arrived is closed
@@ -49,6 +52,10 @@ from mase.llm.wire import MAX_BODY_BYTES, error_object
 
 #: The longest request head (request line and headers) read; a longer one is answered 431.
 MAX_HEAD_BYTES = 64 * 2**10
+
+#: The most bytes of requests held at once, over every connection; the connection whose bytes
+#: would pass it is answered 503, so many large bodies at once cannot exhaust memory.
+MAX_BUFFERED_BYTES = 256 * 2**20
 
 #: Answers one whole request on ``sock``: ``(sock, request bytes, client address)`` ->
 #: ``(keep the connection open, the bytes after the request)``; :meth:`RequestHandler.answer`.
@@ -109,6 +116,7 @@ class Connections:
         self._jobs: queue.SimpleQueue[_Connection | None] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
         self._idle_workers = 0
+        self._buffered = 0  # bytes in the buffers of connections being read
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._stopped = threading.Event()
@@ -185,10 +193,15 @@ class Connections:
             else:
                 self._close(conn)
             return
+        if self._buffered + len(data) > MAX_BUFFERED_BYTES:
+            self._forget(conn)
+            self._refuse(conn.sock, 503, "the server holds as many request bytes as it takes")
+            return
         if conn.first_byte is None:
             conn.first_byte = now
         conn.last_byte = now
         conn.buffer += data
+        self._buffered += len(data)
         self._check(conn)
 
     def _check(self, conn: _Connection) -> None:
@@ -212,6 +225,7 @@ class Connections:
 
     def _dispatch(self, conn: _Connection) -> None:
         self._selector.unregister(conn.sock)
+        self._buffered -= len(conn.buffer)
         conn.answering = True
         with self._lock:
             idle = self._idle_workers > 0
@@ -239,6 +253,7 @@ class Connections:
                 continue
             conn.answering = False
             conn.buffer = bytearray(rest)
+            self._buffered += len(rest)
             conn.last_byte = time.monotonic()
             conn.first_byte = conn.last_byte if rest else None
             conn.sock.setblocking(False)
@@ -251,8 +266,8 @@ class Connections:
         while (conn := self._jobs.get()) is not None:
             keep, rest = False, b""
             try:
-                conn.sock.setblocking(True)
-                conn.sock.settimeout(self.idle_timeout)
+                # the whole reply's budget: the writer counts it down from its first byte
+                conn.sock.settimeout(self.request_timeout or self.idle_timeout)
                 keep, rest = self.handle(conn.sock, bytes(conn.buffer), conn.address)
             except Exception:  # a bug in the handler ends this connection, not the server
                 keep = False
@@ -287,6 +302,9 @@ class Connections:
             with contextlib.suppress(KeyError, ValueError):
                 self._selector.unregister(conn.sock)
             del self._open[conn.sock]
+            if not conn.answering:
+                self._buffered -= len(conn.buffer)
+            conn.buffer = bytearray()
 
     def shutdown(self) -> None:
         """Stop :meth:`serve_forever` (from another thread) and wait until it has."""
@@ -350,15 +368,28 @@ class RequestHandler(BaseHTTPRequestHandler):
 
 
 class _SocketWriter(io.RawIOBase):
-    """Writes straight to the socket (``http.server``'s ``wfile``), blocking up to its timeout."""
+    """Writes straight to the socket (``http.server``'s ``wfile``).
+
+    The socket's timeout is the budget of the whole reply, from its first byte: a client that
+    reads a stream slowly gets ``TimeoutError``, not a worker for as long as it likes.
+    """
 
     def __init__(self, sock: socket.socket):
         self._sock = sock
+        self._budget = sock.gettimeout()
+        self._deadline: float | None = None
 
     def writable(self) -> bool:
         return True
 
     def write(self, data: Any) -> int:
+        if self._budget is not None:
+            now = time.monotonic()
+            if self._deadline is None:
+                self._deadline = now + self._budget
+            if now >= self._deadline:
+                raise TimeoutError("the client did not take the reply in time")
+            self._sock.settimeout(self._deadline - now)
         self._sock.sendall(data)
         return len(data)
 

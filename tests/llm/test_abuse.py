@@ -54,6 +54,14 @@ def post(body):
     return CHAT + f"Content-Length: {len(body)}\r\n\r\n".encode() + body
 
 
+def until(condition, timeout=5.0):
+    """Wait for ``condition()`` (the server's state a scenario starts from), polling."""
+    give_up = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < give_up, "the server never got there"
+        time.sleep(0.005)
+
+
 def gone(sock):
     """Whether the server has closed ``sock`` (EOF or reset), without waiting."""
     if not select.select([sock], [], [], 0)[0]:
@@ -112,11 +120,12 @@ def test_trickling_clients_pin_no_threads_and_meet_their_deadline():
 def test_a_full_server_drops_the_longest_waiting_connection_for_a_newcomer():
     with OfflineServer(echo, max_connections=5) as server:
         stalled = []
-        for _ in range(5):
+        for i in range(5):
             sock = socket.create_connection((server.host, server.port), timeout=5)
             sock.sendall(CHAT + b"Content-Le")
             stalled.append(sock)
-            time.sleep(0.01)  # so that "longest waiting" is the first
+            # read by the server in this order, so that "longest waiting" is the first
+            until(lambda i=i: sum(bool(c.buffer) for c in server._httpd._open.values()) == i + 1)
         try:
             assert chat(server) == "you said: say something"
             # the first stalled connection made room; the rest are still open
@@ -141,10 +150,8 @@ def test_a_full_server_whose_connections_are_all_answered_refuses_with_503():
         for thread in busy:
             thread.start()
         try:
-            for _ in range(200):  # until both requests have reached the model
-                if server._httpd._idle_workers == 0 and len(server._httpd._threads) == 2:
-                    break
-                time.sleep(0.01)
+            # both requests have reached the model
+            until(lambda: server._httpd._idle_workers == 0 and len(server._httpd._threads) == 2)
             status, error = raw_exchange(server, post(json.dumps({"messages": HELLO}).encode()))
         finally:
             release.set()
@@ -152,6 +159,40 @@ def test_a_full_server_whose_connections_are_all_answered_refuses_with_503():
                 thread.join(10)
     assert status == 503 and error["error"]["code"] == "503"
     assert results == ["done", "done"]
+
+
+def test_a_client_that_does_not_read_its_reply_holds_the_only_worker_no_longer_than_the_deadline():
+    def model(messages):
+        return "x" * 30_000_000 if messages[-1]["content"] == "long" else "short"
+
+    with OfflineServer(model, workers=1, request_timeout=0.5) as server:
+        body = json.dumps({"messages": [{"role": "user", "content": "long"}]}).encode()
+        with socket.create_connection((server.host, server.port)) as greedy:
+            greedy.sendall(post(body))  # and never reads the 30 MB reply
+            until(lambda: server._httpd._threads and server._httpd._idle_workers == 0)
+            start = time.monotonic()
+            assert chat(server, timeout=5) == "short"
+            waited = time.monotonic() - start
+    assert waited < 2.0  # the worker was freed at the reply's deadline
+
+
+def test_request_bytes_held_at_once_are_bounded(monkeypatch):
+    from mase.llm import connections
+
+    monkeypatch.setattr(connections, "MAX_BUFFERED_BYTES", 100_000)
+    with OfflineServer(echo) as server:
+        first = socket.create_connection((server.host, server.port), timeout=5)
+        part = CHAT + b"Content-Length: 90000\r\n\r\n" + b" " * 60_000
+        first.sendall(part)
+        until(lambda: server._httpd._buffered == len(part))  # held by the server
+        status, error = raw_exchange(server, part)
+        first.sendall(b" " * 30_000)  # the first one is still read, and answered
+        response = http.client.HTTPResponse(first)
+        response.begin()
+        first.close()
+        assert chat(server) == "you said: say something"  # its bytes were let go
+    assert status == 503 and "request bytes" in error["error"]["message"]
+    assert response.status == 400  # 90,000 spaces are not JSON, but they were all read
 
 
 def test_a_request_head_over_64_kb_is_refused_unread():
