@@ -4,11 +4,12 @@
 :class:`~mase.wrappers.MessageChannel`; a broadcast channel under a
 :class:`~mase.wrappers.Recorder`; :class:`~mase.wrappers.BeliefState` and
 :class:`~mase.wrappers.ToMProbe` over a channel (where the task writes beliefs or has probes);
-the bare task under a Recorder; the single-agent ``gymnasium`` view; the parallel view (where
-moves are one a round); and a batch of worlds (:func:`mase.make_vec`, where actions are
-indices). Besides each turn's hostile input it steps before ``reset()``, after the episode's
-end, and with an action for an agent that is done; the parallel view gets mappings with agents
-missing, unknown or of other types, the batch arrays of every dtype and shape.
+:class:`~mase.wrappers.TextActions` over a channel; the bare task under a Recorder; the
+single-agent ``gymnasium`` view; the parallel view (where moves are one a round); and a batch
+of worlds (:func:`mase.make_vec`, where actions are indices). Besides each turn's hostile input
+it steps before ``reset()``, after the episode's end, and with an action for an agent that is
+done; the parallel view gets mappings with agents missing, unknown or of other types, the
+batch arrays of every dtype and shape.
 
 A **crash** is any exception but a documented clear error, which is precisely: an instance of
 :class:`mase.actions.UsageError` (``ResetNeeded``, ``AgentDone``, ``ActionDictError``; for the
@@ -18,7 +19,8 @@ input is a programmer's mistake (a dict, a step out of turn, a mapping or array 
 form). An input of any other kind must be a move or an invalid action with a reason. A step
 after the end, or an action for a done agent, that raises nothing is a crash too. After every
 step: the observations of who acts next are in their spaces (Gymnasium's ``contains``), each
-invalid action's reason is text, and the knowledge tracker takes the step in.
+invalid action's reason is text, the mover's info can be shown (``repr``: no hostile object
+kept in it), and the knowledge tracker takes the step in.
 
 ``check_task`` runs a short fuzz on every task; ``benchmarks/fuzz.py`` runs a long one.
 """
@@ -161,6 +163,10 @@ def _check_aec_step(env: Any, run: _Run, kind: str, value: Any, agent: str, befo
     except Exception as exc:  # noqa: BLE001
         run.crash(kind, value, f"then reading who knows what raised {type(exc).__name__}")
         return
+    try:  # no hostile object survives into what the agent is told
+        repr(base.infos.get(agent))
+    except Exception:  # noqa: BLE001
+        run.crash(kind, value, f"then {agent}'s info could not be shown")
     if base.invalid_actions > before:
         run.report.invalid += 1
         reason = base.infos.get(agent, {}).get("invalid_action") if agent in base.infos else ""
@@ -201,6 +207,12 @@ def _tom(env_id: str, **kw: Any) -> Any:
         return ToMProbe(_channel(env_id, **kw))
     except (TypeError, ValueError):  # the task has no probes or no true facts
         return None
+
+
+def _text_actions(env_id: str, **kw: Any) -> Any:
+    from mase.wrappers import TextActions
+
+    return TextActions(_channel(env_id, **kw))
 
 
 def _recorder(env_id: str, **kw: Any) -> Any:
@@ -380,6 +392,7 @@ _AEC = {
     "broadcast+recorder": _broadcast_recorder,
     "belief": _belief,
     "tom": _tom,
+    "text-actions": _text_actions,
     "recorder": _recorder,
 }
 #: Every view :func:`fuzz_task` drives.

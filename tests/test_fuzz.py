@@ -262,3 +262,14 @@ def test_a_clear_error_is_a_usage_error_with_a_readable_message():
     assert issubclass(ResetNeeded, UsageError) and issubclass(ActionDictError, UsageError)
     assert not readable(ActionDictError(""))
     assert not readable(ActionDictError("x" * 5_000))
+
+
+def test_text_actions_read_a_text_subclass_as_plain_text_and_keep_no_hostile_object():
+    from mase.wrappers import TextActions
+
+    env = TextActions(MessageChannel(mase.make("mase/MenuDesign-v0")))
+    env.reset(seed=0)
+    agent = env.agent_selection
+    env.step(HostileStr("Action selection: nothing at all"))
+    last = env.unwrapped.infos[agent]["last_parse"]
+    assert type(last["text"]) is str and repr(env.unwrapped.infos[agent])

@@ -6,6 +6,7 @@ from typing import Any
 
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from mase.actions import check_playing, plain_text
 from mase.task import TaskEnv
 
 
@@ -46,9 +47,11 @@ class TextActions(BaseWrapper):
         """Parse and count a text action, then take it."""
         base = self.env.unwrapped
         agent = base.agent_selection
-        text = action.get("action") if isinstance(action, dict) else action
+        check_playing(base)
+        # a str subclass is read as plain text: its own methods never run, here or in infos
+        text = plain_text(action.get("action") if type(action) is dict else action)
         live = not (base.terminations.get(agent) or base.truncations.get(agent))
-        if live and isinstance(text, str):
+        if live and text is not None:
             parsed = base.read_action(agent, text)
             self.outputs += 1
             self.valid_outputs += parsed.action is not None
