@@ -8,7 +8,9 @@ are told). After each program it checks that no listener received anything, no h
 no canary (the key, the memory, the secret file, ``/etc/passwd``, the README) is in the output,
 the outside folder, the repository, the home, ``/tmp`` and ``/dev/shm`` hold no marker, the host's
 name is unchanged, no process of the run is alive, and the output was capped. The last test
-waits for the programs' late sleepers and checks the markers and the disk again.
+waits for the programs' late sleepers and checks the markers again. Filling the disk is judged
+by the folder's tmpfs, which stops the writes at its size (the host's free space is not a
+measure on a machine other work shares).
 
 The corpus runs in three settings: as shipped (every layer); as shipped with the program first
 turning the audit hook off through ``gc`` (the audit's route), so the kernel's layers alone
@@ -21,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import socket
 import time
@@ -88,7 +89,6 @@ class Bait:
         self.hostname = socket.gethostname()
         self.canaries = [CANARY_KEY, PARENT_SECRET.decode(), CANARY_FILE, _readme_canary()]
         self.canaries.append(Path("/etc/passwd").read_text().splitlines()[0])
-        self.disk_free = shutil.disk_usage("/tmp").free
 
     def listeners(self) -> list[socket.socket]:
         return [self.tcp, self.tcp6, self.udp, self.unix, self.abstract]
@@ -265,4 +265,3 @@ def test_no_late_marker_appears_after_the_sleepers_would_have_woken(bait):
     time.sleep(2.0)  # a deadline the sleepers would have met, not a synchronisation
 
     assert bait.escapes("", "no-token") == []
-    assert shutil.disk_usage("/tmp").free > bait.disk_free - 200 * 2**20
