@@ -12,13 +12,17 @@ errors, hangs, broken JSON, empty and huge replies), from a seeded generator so 
 sees the same sequence every run.
 
 A broken or hostile client gets an OpenAI-shaped ``400`` naming what is wrong with its request
-(``411`` for a chunked body, ``413`` for one over :data:`~mase.llm.wire.MAX_BODY_BYTES` (16 MB),
-``431`` for a head over 64 KB). Requests are read by one thread and answered by a bounded pool
-(:mod:`mase.llm.connections`), so stalled or trickling clients cannot pin the server's threads:
-a whole request must arrive within ``request_timeout`` seconds of its first byte, a connection
-silent for ``idle_timeout`` seconds is dropped, and at most ``max_connections`` are open. Under
-200 sockets trickling a byte every 2-3 s the server holds 2 threads, not 202, and
-other clients' requests are answered in milliseconds.
+(NaN or out-of-range settings and lone surrogates included; ``411`` for a chunked body, ``413``
+for one over :data:`~mase.llm.wire.MAX_BODY_BYTES`, 16 MB; ``431`` for a head over 64 KB).
+Requests are read by one thread and answered by a bounded pool (:mod:`mase.llm.connections`),
+so stalled or trickling clients cannot pin the server's threads: a whole request must arrive
+within ``request_timeout`` seconds of its first byte, a connection silent for ``idle_timeout``
+seconds is dropped, and at most ``max_connections`` are open. Under 200 sockets trickling a
+byte every 2-3 s the server holds 2 threads (the old thread per connection held 202), cuts
+each trickler off 10 s after its first byte, and answers other requests in a median 3.4 ms
+(``benchmarks/server_abuse.py``). It starts and stops in about 3 ms. uvicorn was not taken
+for this: its timeouts restart on every byte, so it would need the same deadline (see
+:mod:`mase.llm.connections`), and it is not among MASE's dependencies.
 
 Token counts in ``usage`` are whitespace-separated words, not a real tokenizer's tokens: they
 are for bookkeeping code paths, not for cost estimates.
@@ -115,7 +119,9 @@ class OfflineServer:
             waits forever.
         request_timeout: seconds from a request's first byte until all of it (head and body)
             must have arrived, however steadily it trickles; one late is dropped (its head
-            not all here) or answered ``400`` (its body cut short). ``None``: no deadline.
+            not all here) or answered ``400`` (its body cut short). A reply, too, must be
+            taken by the client within as many seconds of its first byte. ``None``: no
+            deadline.
         max_connections: connections open at once; at the bound, the one waiting longest for
             its request is dropped for a newcomer (``503`` only when all are being answered).
         workers: requests answered at once, each by a thread started when first needed; more
@@ -245,9 +251,14 @@ def _handler_class(server: OfflineServer) -> type[_ChatHandler]:
 
 
 def _name_of(responder: Responder) -> str:
-    """Where the responder's code lives: ``module.qualname`` of it (or of its class)."""
+    """Where the responder's code lives: ``module.qualname`` of it (or of its class).
+
+    A function's first line is added, so that two lambdas of one module are two models.
+    """
     owner = responder if hasattr(responder, "__qualname__") else type(responder)
-    return f"{getattr(owner, '__module__', '?')}.{getattr(owner, '__qualname__', '?')}"
+    name = f"{getattr(owner, '__module__', '?')}.{getattr(owner, '__qualname__', '?')}"
+    code = getattr(owner, "__code__", None)
+    return f"{name}:{code.co_firstlineno}" if code is not None else name
 
 
 def _faults_of(server: OfflineServer) -> str:
