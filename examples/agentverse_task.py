@@ -42,7 +42,9 @@ class TallyEnv(TaskEnv):
         self.count += int(action) + 1
         if self.count >= self.target:
             self.finish("reached" if self.count == self.target else "overshot")
-        return [], float(self.count == self.target)
+        # everyone sees the counter, so everyone is the audience of the move that changed it
+        added = self.event("add", agent, {("counter",): self.count}, note=f"+{int(action) + 1}")
+        return [added], float(self.count == self.target)
 
     def progress(self):  # what the protocol's evaluation reads: a share and words
         return float(self.count == self.target), f"The counter is at {self.count} of {self.target}."

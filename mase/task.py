@@ -743,8 +743,10 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     def scene(self) -> dict[str, Any]:
         """The world now as plain data, for the replay viewer (:mod:`mase.replay`) to draw.
 
-        The whole truth, hidden parts included: the viewer keeps what a task lists under the
-        scene's ``"secret"`` key behind a toggle. JSON-ready values (tuples, sets and numpy
+        The whole truth, hidden parts included: whatever not every seat saw goes under the
+        scene's ``"secret"`` key, which only the analyst's replay page holds (the default page
+        is the common view, :mod:`mase.replay.views`; ``tests/test_noninterference.py`` checks
+        that the rest shows nothing secret). JSON-ready values (tuples, sets and numpy
         values are converted). A task that returns a scene ships ``replay.js`` in its package:
         ``draw(scene, element, options)`` draws it (``docs/task_contract.md``). Default: no
         scene, and the viewer shows the text of :meth:`_render` alone.

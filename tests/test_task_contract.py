@@ -125,7 +125,7 @@ def test_a_recorded_episode_replays_as_a_page(tmp_path, env_id):
     declared = task_class(env_id).scene is not TaskEnv.scene
     assert bool(frames[-1]["scene"]) == declared
     assert bool(replay.task_drawing(env_id)) == declared, "a task with a scene ships replay.js"
-    page = replay.write_replay(tmp_path).read_text()
+    page = replay.write_replay(tmp_path, view="analyst").read_text()  # the record whole
     embedded = re.search(r'<script type="application/json" id="episode">(.*?)</script>', page, re.S)
     assert json.loads(embedded.group(1))["record"]["frames"] == frames
     code = page.replace(embedded.group(1), "")  # the page itself loads nothing from anywhere

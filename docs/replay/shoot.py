@@ -52,8 +52,8 @@ def main() -> int:
                                   **flags)  # fmt: skip
             else:
                 mase.evaluate(env_id, team, episodes=1, out=out, record=True, **flags)
-            page = write_replay(out)
-            png = browser.screenshot(page, HERE / f"{name}.png", step=step, secrets=secrets)
+            page = write_replay(out, view="analyst")  # the drawings with every secret shown
+            png = browser.screenshot(page, HERE / f"{name}.png", step=step, secrets=secrets or None)
             print(f"{env_id}: {png.relative_to(HERE.parents[1])}")
     finally:
         shutil.rmtree(work, ignore_errors=True)

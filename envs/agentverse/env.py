@@ -684,12 +684,30 @@ class AgentVerseEnv(TaskEnv):
         return words.observation_text(self, agent)
 
     def scene(self) -> dict:
-        """The problem and each iteration's four stages so far (``replay.js``)."""
+        """The problem and each iteration's four stages so far (``replay.js``).
+
+        Every seat sees the problem and each evaluation's verdict; the recruitment, proposals,
+        reviews, decision and actions are seen only by the experts (or the acting seat), so
+        the whole iterations and the inner task are kept under ``"secret"``, out of the
+        replay's common view.
+        """
         return {
             "problem": self.problem.id,
             "prompt": getattr(self.problem, "prompt", ""),
             "structure": self.structure,
             "phase": self.phase.name if self.agents else None,
+            "iterations": [
+                {"score": it.score, "feedback": it.feedback, "accepted": it.accepted}
+                if it.decision is not None
+                else {}
+                for it in self.history
+            ],
+            "secret": self._secret_scene(),
+        }
+
+    def _secret_scene(self) -> dict:
+        """What not every seat saw: each iteration whole, and the inner task's picture."""
+        return {
             "iterations": [
                 {
                     "roles": it.roles,

@@ -58,7 +58,7 @@ window.MASE_DRAW = function (scene, element, options) {
   element.appendChild(root);
   var el = options.el;
   element.appendChild(el("p", { "class": "note" }, ["\u265B leader, \u2740 Lady of the Lake, gold frame: the team on the table; last vote: the last vote revealed (a vote in progress stays secret until all are cast)" +
-    (scene.secret && !options.secrets ? "; roles hidden (tick 'show hidden roles')" : "")]));
+    (scene.secret && !options.secrets ? "; roles hidden (tick 'show secrets')" : "")]));
   if (scene.proposals.length) {
     var head = el("tr", {}, ["quest", "leader", "team", "vote"].map(function (h) { return el("th", {}, [h]); }));
     var rows = scene.proposals.map(function (p) {

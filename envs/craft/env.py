@@ -455,7 +455,11 @@ class CraftEnv(TaskEnv):
         return cache[2].copy()
 
     def scene(self) -> dict:
-        """Places, agents with their inventories, and the goal's recipe tree (``replay.js``)."""
+        """Places, agents with their inventories, and the goal's recipe tree (``replay.js``).
+
+        Where the agents are and what they hold is seen only at the same place, so it is kept
+        under ``"secret"`` (out of the replay's common view) with the hand-overs.
+        """
         layout, state = self.layout, self.world
         book = layout.book
         tree: dict[str, dict] = {}
@@ -479,22 +483,25 @@ class CraftEnv(TaskEnv):
             todo += [i for i, _ in recipe.inputs]
         return {
             "goal": layout.goal,
-            "made_in": state.made_in,
             "round": state.round,
             "max_rounds": self.max_cycles,
             "places": layout.places,
             "paths": layout.paths,
-            "agents": [
-                {
-                    "name": a,
-                    "place": state.positions[a],
-                    "inventory": {k: v for k, v in state.inventories[a].items() if v},
-                }
-                for a in layout.agents
-            ],
             "recipes": tree,
-            "transfers": state.transfers,
             "to_act": self.agent_selection if self.agents else None,
+            # seen only by those at the same place (or told): out of the replay's common view
+            "secret": {
+                "agents": [
+                    {
+                        "name": a,
+                        "place": state.positions[a],
+                        "inventory": {k: v for k, v in state.inventories[a].items() if v},
+                    }
+                    for a in layout.agents
+                ],
+                "transfers": state.transfers,
+                "made_in": state.made_in,
+            },
         }
 
     def _render(self) -> str:

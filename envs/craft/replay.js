@@ -1,8 +1,10 @@
 // The crafting world in the replay viewer: who is where holding what, and the goal's recipe
 // tree with the items the team holds marked, so a step shows how far the plan has come.
+// Agents, inventories and hand-overs are the scene's secret part: not in the common view.
 window.MASE_DRAW = function (scene, element, options) {
   "use strict";
   var el = options.el;
+  scene = Object.assign({ agents: [], transfers: [] }, scene, (options.secrets && scene.secret) || {});
   var held = {};
   scene.agents.forEach(function (a) {
     Object.keys(a.inventory).forEach(function (item) { held[item] = (held[item] || 0) + a.inventory[item]; });
@@ -15,7 +17,7 @@ window.MASE_DRAW = function (scene, element, options) {
     return el("tr", { "data-agent": a.name, "class": a.name === scene.to_act ? "acting" : "" },
       [el("th", {}, [a.name + (a.name === scene.to_act ? " \u25B6" : "")]), el("td", {}, [a.place]), el("td", {}, [inv])]);
   });
-  element.appendChild(el("table", { "class": "inventories" }, [head].concat(rows)));
+  if (rows.length) { element.appendChild(el("table", { "class": "inventories" }, [head].concat(rows))); }
   element.appendChild(el("h3", {}, ["Recipe tree"]));
   function node(item, depth) {
     var r = scene.recipes[item] || {};

@@ -366,27 +366,42 @@ class DebateEnv(TaskEnv):
         return np.concatenate([self._vector(d.agents[0]), np.asarray(right, np.float32)])
 
     def scene(self) -> dict:
-        """The question, its truth, and each agent's reply and answer by round (``replay.js``)."""
+        """The question, its truth, and each agent's reply and answer by round (``replay.js``).
+
+        A round's replies are secret until every agent has answered, and no agent knows the
+        truth: the round being answered and the truth (with what was right) are kept under
+        ``"secret"``, out of the replay's common view.
+        """
         d = self.debate
         q = d.question
+        answers = [{a: (None if v is None else str(v)) for a, v in row.items()} for row in d.read]
+        shown = [all(v is not None for v in row.values()) for row in d.replies]
+        public = [
+            row if done else dict.fromkeys(row) for row, done in zip(d.replies, shown, strict=False)
+        ]
+        read = [
+            row if done else dict.fromkeys(row) for row, done in zip(answers, shown, strict=False)
+        ]
         return {
             "question": q.prompt,
             "id": q.id,
-            "truth": q.answer,
             "agents": d.agents,
             "rounds": d.rounds,
             "round": d.round,
-            "replies": d.replies,
-            "answers": [
-                {a: (None if v is None else str(v)) for a, v in row.items()} for row in d.read
-            ],
-            "right": [
-                {a: (v is not None and bool(q.correct(v))) for a, v in row.items()}
-                for row in d.read
-            ],
+            "replies": public,
+            "answers": read,
             "summaries": d.summaries,
             "final": None if not self._ended_by else str(d.final()),
-            "final_right": bool(self._ended_by) and bool(q.correct(d.final())),
+            "secret": {
+                "truth": q.answer,
+                "replies": d.replies,
+                "answers": answers,
+                "right": [
+                    {a: (v is not None and bool(q.correct(v))) for a, v in row.items()}
+                    for row in d.read
+                ],
+                "final_right": bool(self._ended_by) and bool(q.correct(d.final())),
+            },
         }
 
     def _render(self) -> str:

@@ -368,7 +368,11 @@ class DeliberationEnv(TaskEnv):
         return f"The talk is over. Decision: {said}; it is {verdict}."
 
     def scene(self) -> dict:
-        """The dialogue, the proposal on the table, the optimum and the score (``replay.js``)."""
+        """The dialogue, the proposal on the table, the optimum and the score (``replay.js``).
+
+        The optimum and the score are computed from every seat's private values, which no
+        seat sees whole: they are kept under ``"secret"``, out of the replay's common view.
+        """
         g = self.game
         best = scoring.optimum(g)
         if g.kind == "menu":
@@ -386,10 +390,8 @@ class DeliberationEnv(TaskEnv):
             "round_limit": self.round_limit,
             "dialogue": [{"round": r, "who": who, "said": said} for r, who, said in self.dialogue],
             "proposal": None if self.current is None else self._proposal_text(""),
-            "optimum": best.value,
-            "optimum_decision": optimum,
-            "nr": nr,
             "ended_by": self._ended_by or None,
+            "secret": {"optimum": best.value, "optimum_decision": optimum, "nr": nr},
         }
 
     def _render(self) -> str:

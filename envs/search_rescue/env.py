@@ -376,30 +376,37 @@ class SearchRescueEnv(TaskEnv):
         return board.ansi(self.world, self.max_cycles, turn)
 
     def scene(self) -> dict:
-        """Rooms, doors, agents with their cutters, and bombs with their phases (``replay.js``)."""
+        """Rooms, doors, agents with their cutters, and bombs with their phases (``replay.js``).
+
+        The map and the turn are what every agent knows; where each agent is, what it holds,
+        the bombs and the score are learnt only by being there or being told, so they are
+        kept under ``"secret"`` (out of the replay's common view).
+        """
         layout, state = self.layout, self.world
         return {
             "rooms": layout.rooms,
             "edges": layout.edges,
-            "agents": [
-                {"name": a, "room": state.positions[a], "cutters": layout.cutters[a]}
-                for a in layout.agents
-            ],
-            "bombs": [
-                {
-                    "id": b.id,
-                    "room": b.room,
-                    "sequence": b.sequence,
-                    "cut": b.cut,
-                    "status": b.status,
-                }
-                for b in state.bombs
-            ],
-            "score": state.score,
             "max_score": layout.max_score,
             "round": state.round,
             "max_rounds": self.max_cycles,
             "to_act": self.agent_selection if self.agents else None,
+            "secret": {
+                "agents": [
+                    {"name": a, "room": state.positions[a], "cutters": layout.cutters[a]}
+                    for a in layout.agents
+                ],
+                "bombs": [
+                    {
+                        "id": b.id,
+                        "room": b.room,
+                        "sequence": b.sequence,
+                        "cut": b.cut,
+                        "status": b.status,
+                    }
+                    for b in state.bombs
+                ],
+                "score": state.score,
+            },
         }
 
     # -- language interface -------------------------------------------------------------------

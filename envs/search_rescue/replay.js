@@ -1,7 +1,10 @@
 // Search and rescue in the replay viewer: rooms on a ring joined by their doors, each bomb
 // with its colour sequence (cut phases crossed out), and the agents with their cutters.
+// Agents, bombs and the score are the scene's secret part: the common view has only the map.
 window.MASE_DRAW = function (scene, element, options) {
   "use strict";
+  var hidden = (options.secrets && scene.secret) || {};
+  scene = Object.assign({ agents: [], bombs: [] }, scene, hidden);
   var NS = "http://www.w3.org/2000/svg";
   var COLOURS = { red: "#d62828", green: "#2a9d3f", blue: "#2563eb", yellow: "#e9c400",
     purple: "#8b3fd1", orange: "#f07f13", white: "#f4f4f4", black: "#222" };
@@ -20,7 +23,7 @@ window.MASE_DRAW = function (scene, element, options) {
     where[room] = [cx + R * Math.cos(angle), cy + R * Math.sin(angle)];
   });
   root.appendChild(svg("text", { x: 10, y: 22, "font-size": 16, "font-weight": 600 },
-    "score " + scene.score + " / " + scene.max_score + "   " +
+    (scene.score === undefined ? "" : "score " + scene.score + " / " + scene.max_score + "   ") +
     (scene.to_act ? scene.to_act + " to act in round " + scene.round + " of " + scene.max_rounds : "the episode is over")));
   scene.edges.forEach(function (e) {
     var a = where[e[0]], b = where[e[1]];

@@ -335,7 +335,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write one self-contained HTML page (no server, no network) that shows a "
         "recorded episode step by step: the task's drawing of the world, each move, events, "
         "messages, beliefs and Theory-of-Mind probes with their true answers. The evaluation "
-        "must have been run with `mase eval --record`.",
+        "must have been run with `mase eval --record`. By default the page holds only what "
+        "every seat saw in common (public events, public moves, revealed results): no seat's "
+        "secret is in the file. --analyst writes everything; --seat NAME one seat's view.",
     )
     p.add_argument("run_dir", metavar="RUN_DIR", help="the evaluation's output directory")
     p.add_argument(
@@ -347,7 +349,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--prompts",
         action="store_true",
-        help="keep the model seats' prompts and replies in the page, under each move (larger)",
+        help="keep the model seats' prompts and replies in the page, under each move (larger; "
+        "all seats' with --analyst, the seat's own with --seat)",
+    )
+    whose = p.add_mutually_exclusive_group()
+    whose.add_argument(
+        "--analyst",
+        action="store_true",
+        help="the analyst's page: everything, every seat's secrets (hidden roles, private "
+        "observations, true answers) included",
+    )
+    whose.add_argument(
+        "--seat", metavar="NAME", default=None, help="only what seat NAME saw, and its own moves"
     )
     p.set_defaults(func=cmd_replay)
 

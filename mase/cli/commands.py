@@ -509,8 +509,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     """Write the HTML page of one recorded episode (:mod:`mase.replay`) and print its path."""
     from mase.replay import write_replay
 
-    path = write_replay(args.run_dir, args.episode, args.out, prompts=args.prompts)
-    print(f"replay: {path} (open it in a browser; no server needed)")
+    view = "analyst" if args.analyst else (args.seat or "common")
+    path = write_replay(args.run_dir, args.episode, args.out, prompts=args.prompts, view=view)
+    print(f"replay: {path} ({view} view; open it in a browser, no server needed)")
     return 0
 
 

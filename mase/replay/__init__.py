@@ -10,6 +10,11 @@ drawing is its own ``replay.js`` (``draw(scene, element, options)``, found besid
 module), so the shared part (slider, play button, the step's move, events, messages, beliefs
 and probes, the text picture) is the same for every task.
 
+Whose page it is (:mod:`mase.replay.views`): by default the page holds only what every seat
+saw in common (public events, public moves, revealed results), so no seat's secret is in the
+file at all; ``view="analyst"`` (``mase replay --analyst``) writes the whole record, and a seat's
+name (``--seat NAME``) that seat's view. The page's header says which it is.
+
 A page opened with ``#step=K`` shows step K; with ``#selftest`` it steps itself through and
 writes what it found (console errors, whether the slider moved the drawing) into an element
 ``#selftest-result``: the browser test reads it from the page's DOM.
@@ -24,9 +29,19 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from mase.replay.views import ANALYST, COMMON, episode_seats, page_record, view_label
 from mase.runner.store import read_records
 
-__all__ = ["episode_records", "find_run", "replay_html", "task_drawing", "write_replay"]
+__all__ = [
+    "ANALYST",
+    "COMMON",
+    "episode_records",
+    "find_run",
+    "replay_html",
+    "task_drawing",
+    "task_seats",
+    "write_replay",
+]
 
 _HERE = resources.files(__name__)
 
@@ -45,6 +60,17 @@ def task_drawing(env_id: str, env_kwargs: dict | None = None) -> str:
         return ""
     script = resources.files(package) / "replay.js"
     return script.read_text() if script.is_file() else ""
+
+
+def task_seats(env_id: str, env_kwargs: dict | None = None) -> list[str]:
+    """Every seat of ``env_id`` (its ``possible_agents``)."""
+    from mase.registry import make
+
+    env = make(env_id, **(env_kwargs or {}))
+    try:
+        return list(env.possible_agents)
+    finally:
+        env.close()
 
 
 def find_run(path: str | os.PathLike) -> Path:
@@ -98,7 +124,14 @@ def _script(source: str) -> str:
     return source.replace("</script", "<\\/script")
 
 
-def replay_html(record: dict, config: dict, drawing: str = "", prompts: bool = False) -> str:
+def replay_html(
+    record: dict,
+    config: dict,
+    drawing: str = "",
+    prompts: bool = False,
+    view: str = COMMON,
+    seats: list[str] | None = None,
+) -> str:
     """The page of one episode's ``record`` from an evaluation set up as ``config``.
 
     Args:
@@ -108,9 +141,14 @@ def replay_html(record: dict, config: dict, drawing: str = "", prompts: bool = F
             the task's text picture alone.
         prompts: keep the model seats' calls (every prompt and reply) in the page, shown under
             each move; without it the page shows each move's reply only (a much smaller page).
+            Every seat's calls in the analyst's view, the seat's own in a seat's, none in the
+            common view.
+        view: :data:`COMMON` (what every seat saw), :data:`ANALYST` (everything) or a seat.
+        seats: every seat of the task (default: the seats the record names).
 
     Raises:
-        ValueError: the record has no frames (the evaluation was not run with ``--record``).
+        ValueError: the record has no frames (the evaluation was not run with ``--record``),
+            or ``view`` names no seat of the episode.
     """
     if not record.get("frames"):
         raise ValueError(
@@ -119,8 +157,19 @@ def replay_html(record: dict, config: dict, drawing: str = "", prompts: bool = F
         )
     env_id = str(config.get("env_id", "?"))
     team = str(config.get("team", "?"))
-    title = f"{env_id}: {team}, episode {record.get('episode')} (seed {record.get('seed')})"
-    page = {"title": title, "config": config, "record": record if prompts else _slim(record)}
+    kept = record if prompts else _slim(record)
+    title = f"{env_id}: {team}, episode {record.get('episode')}"
+    if view == ANALYST:  # the seed makes every hidden draw again: the analyst's alone
+        title += f" (seed {record.get('seed')})"
+    else:
+        kept = page_record(kept, seats or episode_seats(record), view)
+        config = {k: config[k] for k in ("env_id", "team") if k in config}
+    page = {
+        "title": title,
+        "view": {"name": view, "label": view_label(view)},
+        "config": config,
+        "record": kept,
+    }
     template = (_HERE / "viewer.html").read_text()
     return (
         template.replace("{{title}}", html.escape(title))
@@ -136,6 +185,7 @@ def write_replay(
     episode: int | None = None,
     out: str | os.PathLike | None = None,
     prompts: bool = False,
+    view: str = COMMON,
 ) -> Path:
     """Write the page of one recorded episode of the evaluation at (or under) ``run_dir``.
 
@@ -144,6 +194,7 @@ def write_replay(
         episode: the episode number (default: the first recorded one).
         out: the HTML file (default: ``replay-<episode>.html`` in the evaluation's directory).
         prompts: keep the model calls' prompts and replies in the page (:func:`replay_html`).
+        view: whose page: :data:`COMMON` (the default), :data:`ANALYST` or a seat's name.
 
     Returns:
         The path of the page written.
@@ -167,10 +218,11 @@ def write_replay(
         record = found[0]
     config_path = run / "config.json"
     config = json.loads(config_path.read_text()) if config_path.is_file() else {}
-    drawing = ""
+    drawing, seats = "", None
     if config.get("env_id"):
         drawing = task_drawing(config["env_id"], config.get("env_kwargs"))
-    page = replay_html(record, config, drawing, prompts)
+        seats = task_seats(config["env_id"], config.get("env_kwargs"))
+    page = replay_html(record, config, drawing, prompts, view, seats)
     target = Path(out) if out is not None else run / f"replay-{record['episode']}.html"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(page, encoding="utf-8")

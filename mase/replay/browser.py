@@ -61,14 +61,18 @@ def _run(page: Path, fragment: str, *args: str, timeout: float = 120) -> str:
     return done.stdout
 
 
-def _fragment(step: int | None, secrets: bool) -> str:
-    """The page's ``#step=K&secrets`` part: which step it opens on, and the roles toggle."""
-    return "#" + "&".join(
-        ([f"step={step}"] if step is not None else []) + (["secrets"] if secrets else [])
-    )
+def _fragment(step: int | None, secrets: bool | None) -> str:
+    """The page's ``#step=K&secrets`` part: which step it opens on, and the secrets toggle.
+
+    ``secrets``: ``True`` ticks the toggle, ``False`` unticks it (``nosecrets``), ``None``
+    leaves the page's own default (ticked on the analyst's page; the other views hold no
+    secret to show).
+    """
+    toggle = {True: ["secrets"], False: ["nosecrets"], None: []}[secrets]
+    return "#" + "&".join(([f"step={step}"] if step is not None else []) + toggle)
 
 
-def dom(page: Path, step: int | None = None, secrets: bool = False) -> str:
+def dom(page: Path, step: int | None = None, secrets: bool | None = None) -> str:
     """The page's DOM after its scripts ran, showing ``step`` (default: the first)."""
     return _run(page, _fragment(step, secrets), "--virtual-time-budget=3000", "--dump-dom")
 
@@ -92,7 +96,7 @@ def screenshot(
     out: Path,
     step: int | None = None,
     size: tuple[int, int] = (1280, 860),
-    secrets: bool = False,
+    secrets: bool | None = None,
 ) -> Path:
     """A PNG of the page at ``step`` (``size``: the window, in pixels)."""
     out = Path(out).resolve()

@@ -1,6 +1,8 @@
 // The shared replay viewer: reads the episode embedded in the page and shows it step by step.
 // Step 0 is the world at the start; step k the world after the k-th move (turns[k - 1]).
-// The task's drawing, when the page has one, is window.MASE_DRAW(scene, element, options).
+// The task's drawing, when the page has one, is window.MASE_DRAW(scene, element, options); a
+// scene's "secret" part (what not every seat saw) is in the page only in the analyst's view,
+// and drawn when options.secrets (the "show secrets" toggle) is on.
 (function () {
   "use strict";
 
@@ -71,6 +73,10 @@
       return;
     }
     var turn = turns[current - 1] || {};
+    if (turn.hidden) {
+      box.appendChild(el("p", { "class": "note" }, ["A move in round " + frame.round + (view.name === "common" ? " that not every seat saw." : " that " + view.name + " did not see.")]));
+      return;
+    }
     var action = turn.action;
     var said = action && typeof action === "object" ? (action.action !== undefined ? action.action : JSON.stringify(action)) : show(action);
     var outcome = (turn.outcome || []).join(", ");
@@ -179,7 +185,7 @@
   function render() {
     var frame = frames[current];
     $("slider").value = String(current);
-    $("where").textContent = "step " + current + " of " + last + ", round " + frame.round + (frame.actor ? ", after " + frame.actor + "'s move" : ", the start");
+    $("where").textContent = "step " + current + " of " + last + ", round " + frame.round + (frame.actor ? ", after " + frame.actor + "'s move" : frame.hidden ? ", after an unseen move" : ", the start");
     $("text").textContent = frame.text || "";
     drawScene(frame);
     drawMove(frame);
@@ -215,6 +221,9 @@
     return keys.map(function (k) { return k + " " + (typeof m[k] === "number" && !Number.isInteger(m[k]) ? m[k].toFixed(3) : show(m[k])); }).join(" \u00b7 ");
   }
 
+  var view = page.view || { name: "analyst", label: "" };
+  $("view").textContent = view.label;
+  if (view.name !== "analyst") { $("text-title").textContent = view.name === "common" ? "What every seat saw last" : "What " + view.name + " saw last"; }
   $("title").textContent = page.title;
   document.title = page.title;
   $("summary").textContent = summary();
@@ -231,7 +240,8 @@
 
   var hash = window.location.hash;
   var at = /step=(\d+)/.exec(hash);
-  if (/secrets/.test(hash)) { $("secrets").checked = true; }
+  // the analyst's page opens with its secrets shown (#nosecrets: as the table looked to players)
+  $("secrets").checked = /(^|[#&])secrets/.test(hash) || (view.name === "analyst" && !/nosecrets/.test(hash));
   go(at ? parseInt(at[1], 10) : 0);
 
   // #selftest: step through the page as a user would and write what happened into the DOM.
