@@ -111,9 +111,9 @@ _FILES = {
         "attempt('read', lambda: open('pw').read())"
     ),
     "walk-root": (
-        "found = []\n"
+        "found, system = [], ('proc', 'sys', 'usr', 'dev')\n"
         "for top, dirs, files in os.walk('/'):\n"
-        "    dirs[:] = [d for d in dirs if not (top == '/' and d in ('proc', 'sys', 'usr'))\n"
+        "    dirs[:] = [d for d in dirs if not (top == '/' and d in system)\n"
         "               and not d.startswith(('python3', 'site-packages'))]\n"
         "    for name in files:\n"
         "        try:\n"
