@@ -353,11 +353,16 @@ class ChatClient:
         return Completion("", latency_s=latency, error=self._redact(f"{name}: {exc}"))
 
     def _redact(self, text: str) -> str:
+        """``text`` with the API key cut out.
+
+        A short placeholder key (``"offline"`` for a loopback server) is no secret, and
+        cutting it would cut words out of messages: keys under 12 characters stay.
+        """
         try:
             key = self.config.resolved_api_key()
         except LLMUnavailable:
             return text
-        return text.replace(key, "[API key]") if len(key) >= 4 else text
+        return text.replace(key, "[API key]") if len(key) >= 12 else text
 
     def close(self) -> None:
         """Close the HTTP connections and the cache."""

@@ -76,11 +76,11 @@ def gone(sock):
 
 
 def test_trickling_clients_pin_no_threads_and_meet_their_deadline():
-    """200 sockets each send a byte every 0.2 s, faster than the idle timeout: only the
+    """200 sockets each send a byte every 0.2 s, with no idle timeout at all: only the
     per-request deadline can end them, and meanwhile other requests are answered."""
-    deadline, idle = 1.0, 0.5
+    deadline = 1.0
     before = threading.active_count()
-    with OfflineServer(echo, idle_timeout=idle, request_timeout=deadline) as server:
+    with OfflineServer(echo, idle_timeout=None, request_timeout=deadline) as server:
         assert chat(server) == "you said: say something"
         head = CHAT + b"X-Pad: " + b"a" * 1000
         socks = {}
@@ -527,3 +527,11 @@ def test_the_local_models_slot_front_pins_no_thread_per_stalled_client(tmp_path)
             for sock in stalled:
                 sock.close()
     assert reply.error is None and reply.text.startswith("tiny.Q4_0 on port")
+
+
+def test_a_placeholder_key_cuts_no_words_out_of_errors():
+    with OfflineServer(echo, faults=Faults(error_rate_500=1.0)) as server:
+        client = ChatClient(LLMConfig(base_url=server.base_url, cache=False, max_retries=0))
+        assert client.config.resolved_api_key() == "offline"
+        error = client.complete(HELLO).error
+    assert "injected by the offline server" in error
