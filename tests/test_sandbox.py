@@ -479,3 +479,21 @@ def test_the_run_configuration_opts_into_the_unconfined_child(tmp_path):
     path.write_text('unconfined_sandbox = "yes"\n')
     with pytest.raises(ValueError, match="unconfined_sandbox must be true or false"):
         RunConfig.from_file(path)
+
+
+def test_mase_eval_without_bubblewrap_says_the_fix_before_any_episode(
+    tmp_path, capsys, monkeypatch
+):
+    from mase.cli import main
+
+    monkeypatch.setattr(sandbox, "_bwrap_path", lambda: None)
+    monkeypatch.delenv(sandbox.UNCONFINED_VARIABLE, raising=False)
+    out = tmp_path / "run"
+    argv = ["eval", "mase/Avalon-v0", "--team", "random,alpha=codeact", "--offline", "--quiet"]
+    code = main([*argv, "--env-arg", "roles=avalonbench-5", "--out", str(out)])
+
+    said = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert said[-1].startswith("mase eval: error: bubblewrap (bwrap) is not installed")
+    assert "apt-get install bubblewrap" in said[-1] and "--unconfined-sandbox" in said[-1]
+    assert not (out / "episodes.jsonl").exists() or not (out / "episodes.jsonl").read_text()
