@@ -513,6 +513,7 @@ def _supervise(
         )
     except BaseException:
         os.close(status_read)
+        os.close(info_read)
         raise
     finally:
         os.close(status_write)
@@ -527,6 +528,8 @@ def _supervise(
                 _stop(child, namespace)
             returncode = child.wait()
         finally:
+            if child.poll() is None:  # interrupted (Ctrl-C): nothing of it may outlive the call
+                _stop(child, namespace)
             if namespace is not None:
                 os.close(namespace)
     seconds = time.monotonic() - started
