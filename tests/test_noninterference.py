@@ -3,13 +3,13 @@
 Twin episodes differ only in something seat X cannot know; until X is in the audience of an
 event that differs between them, X must be given byte-identical observations (text and
 vector), action masks, rewards, endings, infos (its Theory-of-Mind questions included; the
-episode's metrics, handed over with the last step for the records, aside) and
-prompts (what an LLM seat would send for its move and for each question), and until an event
-every seat saw differs, the default replay page (:mod:`mase.replay`, the common view) must be
-the same. Parametrized over :data:`test_task_contract.TASKS`, so a new task inherits it, and
-played through every wrapper that adds to what a seat is shown (``MessageChannel``,
-``BeliefState`` where the task writes beliefs, ``ToMProbe`` where it has probes), so a new
-wrapper in :func:`stack` inherits it too.
+episode's metrics, handed over with the last step for the records, aside), prompts (what an
+LLM seat would send for its move and for each question) and its own replay page (``mase replay
+--seat X``); and until an event every seat saw differs, the default replay page
+(:mod:`mase.replay`, the common view) must be the same. Parametrized over
+:data:`test_task_contract.TASKS`, so a new task inherits it, and played through every wrapper
+that adds to what a seat is shown (``MessageChannel``, ``BeliefState`` where the task writes
+beliefs, ``ToMProbe`` where it has probes), so a new wrapper in :func:`stack` inherits it too.
 
 The twins, made the same way for every task: seeded random seats play episode A; in episode B
 the seat to move at step T takes another move (another legal index, or other words), and every
@@ -131,7 +131,8 @@ def play(env_id, seed, deviate_at=None, options=None):
             other = _other(action, obs, rng)
             deviated = other is not None
             action = other if deviated else action
-        turn = {"round": base.round, "agent": agent, "action": action, "observation": text}
+        recorded = action.tolist() if isinstance(action, np.ndarray) else action
+        turn = {"round": base.round, "agent": agent, "action": recorded, "observation": text}
         env.step(action)
         turns.append(turn)
         moves += 1
@@ -140,8 +141,36 @@ def play(env_id, seed, deviate_at=None, options=None):
     return views, base.event_log, record, deviated
 
 
-def _common_events(record, seats):
-    return [e for e in record["events"] if set(seats) <= set(e["audience"])]
+def _visible(record, watchers):
+    return [e for e in record["events"] if set(watchers) <= set(e["audience"])]
+
+
+def check_page(env_id, rec_a, rec_b, seats, view):
+    """The replay page of ``view`` is the same until an event of that view differs."""
+    watchers = seats if view == COMMON else [view]
+    seen_a, seen_b = _visible(rec_a, watchers), _visible(rec_b, watchers)
+    same = next(
+        (i for i, (x, y) in enumerate(zip(seen_a, seen_b, strict=False)) if x != y),
+        min(len(seen_a), len(seen_b)),
+    )
+    page_a, page_b = page_record(rec_a, seats, view), page_record(rec_b, seats, view)
+    ends = [rec["frames"][-1]["round"] for rec in (rec_a, rec_b)] + [rec_a["cut"], rec_b["cut"]]
+    if ends[0] != ends[1] or True in ends[2:]:  # the end, which every seat sees, differs
+        page_a["frames"], page_b["frames"] = page_a["frames"][:-1], page_b["frames"][:-1]
+    frames = [
+        (fa, fb)
+        for fa, fb in zip(page_a["frames"], page_b["frames"], strict=False)
+        if fa["events"] <= same and fb["events"] <= same
+    ]
+    for k, (fa, fb) in enumerate(frames):
+        assert fa == fb, f"{env_id}: the {view} page's step {k} shows a secret"
+        if k:
+            assert page_a["turns"][k - 1] == page_b["turns"][k - 1], f"{env_id}: {view}, move {k}"
+    if view == COMMON and rec_a["events"] == rec_b["events"] and ends[0] == ends[1]:
+        config = {"env_id": env_id, "team": "random"}
+        html_a = replay_html(rec_a, config, seats=seats)
+        assert html_a == replay_html(rec_b, config, seats=seats)
+    return len(frames)
 
 
 def check_twins(env_id, a, b, skip=()):
@@ -157,29 +186,9 @@ def check_twins(env_id, a, b, skip=()):
                 break  # the difference is shown to it now
             assert view_a == view_b, f"{env_id}: {seat} is shown a difference it did not see"
             compared += 1
-    # the default page: the same until an event every seat saw differs
-    common_a, common_b = _common_events(rec_a, seats), _common_events(rec_b, seats)
-    same = next(
-        (i for i, (x, y) in enumerate(zip(common_a, common_b, strict=False)) if x != y),
-        min(len(common_a), len(common_b)),
-    )
-    page_a, page_b = page_record(rec_a, seats, COMMON), page_record(rec_b, seats, COMMON)
-    ends = [rec["frames"][-1]["round"] for rec in (rec_a, rec_b)] + [rec_a["cut"], rec_b["cut"]]
-    if ends[0] != ends[1] or True in ends[2:]:  # the end, which every seat sees, differs
-        page_a["frames"], page_b["frames"] = page_a["frames"][:-1], page_b["frames"][:-1]
-    frames = [
-        (fa, fb)
-        for fa, fb in zip(page_a["frames"], page_b["frames"], strict=False)
-        if fa["events"] <= same and fb["events"] <= same
-    ]
-    for k, (fa, fb) in enumerate(frames):
-        assert fa == fb, f"{env_id}: the common page's step {k} shows a secret"
-        if k:
-            assert page_a["turns"][k - 1] == page_b["turns"][k - 1], f"{env_id}: move {k}"
-    if rec_a["events"] == rec_b["events"] and ends[0] == ends[1]:
-        config = {"env_id": env_id, "team": "random"}
-        html_a = replay_html(rec_a, config, seats=seats)
-        assert html_a == replay_html(rec_b, config, seats=seats)
+    # the default page, and each seat's page of its own view
+    for view in [COMMON, *(seat for seat in seats if seat not in skip)]:
+        compared += check_page(env_id, rec_a, rec_b, seats, view)
     return compared
 
 

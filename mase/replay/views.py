@@ -29,6 +29,7 @@ One mechanism for every task: the event log's audiences decide what is common, a
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -116,7 +117,7 @@ def _events_of(events: list, shown: list[int], frames: list, k: int) -> list[dic
     if k >= len(frames):
         return []
     start, end = frames[k - 1].get("events", 0), frames[k].get("events", 0)
-    return [events[i] for i in shown if start <= i < end]
+    return [events[i] for i in shown[bisect_left(shown, start) : bisect_left(shown, end)]]
 
 
 def _seen_move(turn: dict, during: Iterable[dict]) -> bool:
@@ -144,7 +145,7 @@ def _frames(
     out = []
     seen_text = ""
     for k, frame in enumerate(frames):
-        count = sum(1 for i in shown if i < frame.get("events", 0))
+        count = bisect_left(shown, frame.get("events", 0))
         turn = kept[k - 1] if k > 0 else {}
         scene = frame.get("scene") or {}
         if own is not None and k > 0 and turns[k - 1].get("agent") == own:
