@@ -12,7 +12,12 @@
   nothing on the port; printed: its exit status and seconds to exit (the process start
   included), and the one line it says.
 
-Run: python benchmarks/server_abuse.py [--sockets 200] [--seconds 20]
+With ``--uvicorn`` (uvicorn and Starlette installed by hand; not MASE's dependencies): the same
+trickle, a byte every 0.2 s for 8 s, against uvicorn's h11 server with ``timeout_keep_alive=1``,
+with and without ``limit_concurrency=100``: the tricklers it closed, and the ordinary requests
+it answered 200.
+
+Run: python benchmarks/server_abuse.py [--sockets 200] [--seconds 20] [--uvicorn]
 """
 
 import argparse
@@ -120,11 +125,55 @@ def dead_endpoint() -> None:
     print(f"dead endpoint: exit {result.returncode} after {took:.1f} s: {result.stderr.strip()}")
 
 
+def uvicorn_trickle(limit: int | None, sockets: int = 200, seconds: float = 8.0) -> None:
+    """The trickle against uvicorn's h11 server and a Starlette route (for comparison)."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def chat(request):  # noqa: ANN001, ANN202 (a Starlette endpoint)
+        await request.body()
+        return JSONResponse({"ok": True})
+
+    app = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="critical", http="h11",
+                            timeout_keep_alive=1, limit_concurrency=limit)  # fmt: skip
+    server = uvicorn.Server(config)
+    threading.Thread(target=server.run, daemon=True).start()
+    while not server.started:
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    head = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 10_000
+    conns = [socket.create_connection(("127.0.0.1", port)) for _ in range(sockets)]
+    closed, answered, asked, sent, start = set(), 0, 0, 0, time.monotonic()
+    while time.monotonic() - start < seconds:
+        for sock in conns:
+            if sock not in closed and (_closed(sock) or not sock.send(head[sent : sent + 1])):
+                closed.add(sock)
+        sent += 1
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        connection.request("POST", "/v1/chat/completions", b"{}")
+        answered += connection.getresponse().status == 200
+        asked += 1
+        connection.close()
+        time.sleep(0.2)
+    server.should_exit = True
+    for sock in conns:
+        sock.close()
+    print(f"uvicorn (limit_concurrency={limit}): {len(closed)} of {sockets} tricklers closed in "
+          f"{seconds:.0f} s; {answered} of {asked} ordinary requests answered 200")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sockets", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--uvicorn", action="store_true", help="compare with uvicorn (installed)")
     args = parser.parse_args()
+    if args.uvicorn:
+        uvicorn_trickle(None)
+        uvicorn_trickle(100)
     trickle(args.sockets, args.seconds)
     huge_prompt()
     dead_endpoint()
