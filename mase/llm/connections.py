@@ -75,6 +75,7 @@ class _Connection:
     first_byte: float | None = None  # when the request now arriving began
     last_byte: float = field(default_factory=time.monotonic)
     answering: bool = False  # a worker has it
+    continued: bool = False  # "100 Continue" sent for the request now arriving
 
 
 class Connections:
@@ -213,6 +214,13 @@ class Connections:
             self._refuse(conn.sock, 431, f"the request head is over {MAX_HEAD_BYTES} bytes")
         elif complete:
             self._dispatch(conn)
+        elif complete is False and not conn.continued:
+            # curl asks before a large body and waits a second for leave to send it
+            head = bytes(conn.buffer[: _head_end(conn.buffer)]).lower()
+            if b"\nexpect: 100-continue" in head:
+                conn.continued = True
+                with contextlib.suppress(OSError):
+                    conn.sock.send(b"HTTP/1.1 100 Continue\r\n\r\n")
 
     def _expire(self, now: float) -> None:
         for conn in [c for c in self._open.values() if not c.answering]:
@@ -252,7 +260,7 @@ class Connections:
             if not keep or self._stop.is_set():
                 self._close(conn, registered=False)
                 continue
-            conn.answering = False
+            conn.answering = conn.continued = False
             conn.buffer = bytearray(rest)
             self._buffered += len(rest)
             conn.last_byte = time.monotonic()

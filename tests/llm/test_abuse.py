@@ -196,6 +196,20 @@ def test_request_bytes_held_at_once_are_bounded(monkeypatch):
     assert response.status == 400  # 90,000 spaces are not JSON, but they were all read
 
 
+def test_a_client_that_asks_before_its_body_is_told_to_go_on():
+    body = json.dumps({"messages": HELLO}).encode()
+    head = CHAT + f"Expect: 100-continue\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+    with OfflineServer(echo) as server:
+        with socket.create_connection((server.host, server.port), timeout=5) as sock:
+            sock.sendall(head)
+            assert sock.recv(100).startswith(b"HTTP/1.1 100 Continue\r\n\r\n")
+            sock.sendall(body)
+            reply = b""
+            while b"you said" not in reply:
+                reply += sock.recv(65536)
+    assert b" 200 OK" in reply
+
+
 def test_a_request_head_over_64_kb_is_refused_unread():
     with OfflineServer(echo) as server:
         status, error = raw_exchange(server, CHAT + b"X-Pad: " + b"a" * 70_000)
