@@ -323,7 +323,8 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
             ActionDictError: a dict with keys no wrapper took (the message names the wrapper;
                 a ``TypeError``).
         """
-        check_playing(self)
+        if not self.agents:  # before the first reset or after the end: the clear error
+            check_playing(self)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
