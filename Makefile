@@ -101,6 +101,9 @@ bench: $(LOCAL_STAMP)
 	$(BIN)/python benchmarks/deliberation_released.py
 	$(BIN)/python benchmarks/leak_scan_deliberation.py
 	$(BIN)/python benchmarks/fuzz.py
+	$(BIN)/python benchmarks/sandbox.py
+	$(BIN)/python benchmarks/humaneval_reference.py
+	$(BIN)/python benchmarks/server_abuse.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info runs
