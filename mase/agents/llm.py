@@ -397,7 +397,7 @@ class LLMAgent(Policy):
         if self._errors_in_row >= self.config.max_errors:
             raise LLMUnavailable(
                 f"{self._errors_in_row} model calls in a row failed "
-                f"(model {self.config.model!r} at {self.config.base_url or 'OpenAI'}); "
+                f"(model {self.config.model!r} at {self.config.shown_endpoint()}); "
                 f"last error: {completion.error}"
             )
 

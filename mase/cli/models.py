@@ -114,7 +114,7 @@ def model_endpoint(
             config.resolved_api_key()
         except LLMUnavailable as exc:
             raise ValueError(str(exc)) from None
-        yield config, f"model {config.model} at {config.base_url or 'the OpenAI API'}"
+        yield config, f"model {config.model} at {config.shown_endpoint()}"
         return
     with offline_server(env_id, faults=read_faults(args)) as server:
         config = LLMConfig.from_env(

@@ -290,7 +290,7 @@ class ChatClient:
                 did not answer in time, or refused the key (401, 403). One line, naming the
                 URL and never the key.
         """
-        where = self.config.endpoint()
+        where = self.config.shown_endpoint()
         try:
             return self._read_fingerprint()
         except openai.APITimeoutError:
@@ -471,7 +471,7 @@ class ChatClient:
         }
 
     def __repr__(self) -> str:
-        return f"ChatClient(model={self.config.model!r}, base_url={self.config.base_url!r})"
+        return f"ChatClient(model={self.config.model!r}, base_url={self.config.shown_endpoint()!r})"
 
 
 async def _close_at_loop_end(client: openai.AsyncOpenAI) -> AsyncIterator[None]:

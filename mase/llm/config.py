@@ -83,6 +83,15 @@ def is_loopback(base_url: str | None) -> bool:
         return False
 
 
+def public_url(url: str) -> str:
+    """``url`` without the ``user:password@`` part a URL may carry (a secret like a key)."""
+    parsed = urlparse(url)
+    if parsed.username is None and parsed.password is None:
+        return url
+    host = parsed.netloc.rpartition("@")[2]
+    return parsed._replace(netloc=host).geturl()
+
+
 def check_base_url(base_url: str) -> None:
     """Refuse an endpoint that is not an ``http://`` or ``https://`` URL with a host.
 
@@ -98,7 +107,8 @@ def check_base_url(base_url: str) -> None:
         raise ValueError(
             f"the base URL {base_url!r} has no scheme: write http://{base_url.lstrip('/')}"
         )
-    raise ValueError(f"the base URL {base_url!r} must be an http:// or https:// URL with a host")
+    shown = public_url(base_url)
+    raise ValueError(f"the base URL {shown!r} must be an http:// or https:// URL with a host")
 
 
 @dataclass(frozen=True)
@@ -239,6 +249,14 @@ class LLMConfig:
         """
         url = self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         return url.rstrip("/")
+
+    def shown_endpoint(self) -> str:
+        """:meth:`endpoint` as printed and logged: a password or user in the URL is cut out.
+
+        >>> LLMConfig(base_url="http://me:hunter2@127.0.0.1:8000/v1").shown_endpoint()
+        'http://127.0.0.1:8000/v1'
+        """
+        return public_url(self.endpoint())
 
     def cache_path(self) -> Path | None:
         """The cache file to use, or ``None`` when the cache is off."""

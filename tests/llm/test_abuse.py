@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import select
 import socket
 import statistics
@@ -560,3 +561,18 @@ def test_a_placeholder_key_cuts_no_words_out_of_errors():
         assert client.config.resolved_api_key() == "offline"
         error = client.complete(HELLO).error
     assert "injected by the offline server" in error
+
+
+def test_a_password_in_the_base_url_is_never_printed(tmp_path):
+    """A URL's user:password is a secret like a key: the dead endpoint's line leaves it out."""
+    url = "http://someone:hunter2-canary@127.0.0.1:9/v1"
+    done = subprocess.run(
+        [sys.executable, "-m", "mase.cli", "eval", "mase/SearchRescue-v0", "--team", "llm",
+         "--episodes", "1", "--base-url", url, "--model", "m", "--out", str(tmp_path / "run")],
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, "OPENAI_API_KEY": "sk-test-key-0123456789"},
+    )  # fmt: skip
+
+    assert done.returncode == 2
+    assert "127.0.0.1:9" in done.stderr + done.stdout
+    assert "hunter2-canary" not in done.stderr + done.stdout
