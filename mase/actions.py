@@ -207,8 +207,9 @@ def read_value(space: spaces.Space, action: Any) -> Any:
 def _index(action: Any) -> int:
     """An exact ``int`` of an integer input; ``TypeError`` for anything else.
 
-    Only ``int`` (bools excluded by no one: ``True`` is index 1, as in Python) and numpy
-    integers are indices; an ``int`` subclass is read by ``int``'s own method.
+    Only ``int`` (bools excluded by no one: ``True`` is index 1, as in Python), numpy
+    integers and 0-d numpy integer arrays (as some RL loops pass) are indices; an ``int``
+    subclass is read by ``int``'s own method.
     """
     if type(action) is int:
         return action
@@ -216,6 +217,8 @@ def _index(action: Any) -> int:
         return int.__int__(action)
     if isinstance(action, np.integer):
         return int(action)
+    if type(action) is np.ndarray and action.ndim == 0 and action.dtype.kind in "iu":
+        return int(action.item())
     raise TypeError("not an integer")
 
 

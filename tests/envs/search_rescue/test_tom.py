@@ -32,7 +32,8 @@ def test_statements_of_a_belief_section_read_back_together():
 def context(*events, agent="alpha", seed=0, agents=("alpha", "bravo", "charlie")):
     env = type("Env", (), {"possible_agents": list(agents)})()
     truth = {("room_bomb", 8): 5, ("bomb_status", 5): "active", ("room_bomb", 3): 0}
-    return ProbeContext(agent, events, env, None, truth, np.random.default_rng(seed))
+    rngs = {seat: np.random.default_rng([seed, i]) for i, seat in enumerate(agents)}
+    return ProbeContext(agent, events, env, None, truth, rngs)
 
 
 ALONE = frozenset({"alpha"})
