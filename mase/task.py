@@ -754,6 +754,17 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         """
         return {}
 
+    def hidden_twins(self, seed: int) -> list[tuple[str, dict, dict]]:
+        """Twin deals that differ only in hidden state one seat cannot know, for the contract.
+
+        Each is ``(seat, options A, options B)``: ``reset(seed=seed, options=A)`` and
+        ``reset(seed=seed, options=B)`` deal worlds that ``seat`` cannot tell apart (a hidden
+        role, a private number), so everything it is shown must be byte-identical until an
+        event in its audience differs (``tests/test_noninterference.py``). Another seat's
+        unseen moves are twinned for every task without this hook. Default: none.
+        """
+        return []
+
     def close(self) -> None:
         """Release resources; the built-in tasks hold none."""
 

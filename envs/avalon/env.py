@@ -418,6 +418,22 @@ class AvalonEnv(TaskEnv):
             raise RuntimeError("call reset() before state()")
         return vector.state_vector(self.world, self.phase.name)
 
+    def hidden_twins(self, seed: int) -> list[tuple[str, dict, dict]]:
+        """Game ``seed``'s deal, and the same deal with two other roles swapped.
+
+        A Loyal Servant knows nothing of any role but its own, so it must not tell the two
+        apart; the two swapped roles are the first two that differ and are not its own.
+        """
+        self.reset(seed=seed)
+        roles = list(self.world.roles)
+        servant = roles.index("Loyal Servant")
+        others = [i for i, role in enumerate(roles) if role != "Loyal Servant"]
+        pairs = [(i, j) for i in others for j in others if i < j and roles[i] != roles[j]]
+        i, j = pairs[0]
+        swapped = list(roles)
+        swapped[i], swapped[j] = swapped[j], swapped[i]
+        return [(self.possible_agents[servant], {"deal": roles}, {"deal": swapped})]
+
     def scene(self) -> dict:
         """The table for ``replay.js``: seats, leader, team, votes, quests; roles are secret."""
         s = self.world
