@@ -370,8 +370,16 @@ def _parallel_task(env_id: str, **kw: Any) -> bool:
 def _batched_task(env_id: str, **kw: Any) -> bool:
     """Whether the task's seats act by indices and an episode has a decision (not all speech)."""
     env = make(env_id, **kw)
-    if not isinstance(env.action_space(env.possible_agents[0]), gymnasium.spaces.Discrete):
-        return False
+    discrete = isinstance(env.action_space(env.possible_agents[0]), gymnasium.spaces.Discrete)
+    return discrete and decides(env_id, **kw)
+
+
+def decides(env_id: str, **kw: Any) -> bool:
+    """Whether an episode of the task (empty text played) has a turn that is not speech.
+
+    A task whose every turn is speech (the utterance is the move) gives a batch nothing to step.
+    """
+    env = make(env_id, **kw)
     env.reset(seed=0)
     for _ in range(10_000):
         if not env.agents:

@@ -34,7 +34,7 @@ from mase.agents import CodeActAgent, LLMAgent, RandomPolicy
 from mase.batch import check_batch
 from mase.checks import check_task
 from mase.crossplay import crossplay
-from mase.fuzz import KINDS, fuzz_task
+from mase.fuzz import KINDS, decides, fuzz_task
 from mase.llm import LLMConfig, offline_server
 from mase.runner import run_episode
 from mase.spaces import OBS_MODES
@@ -218,21 +218,6 @@ def discrete(env_id: str) -> bool:
     """Whether the task's seats act by an index of a Discrete space (what a batch steps)."""
     env = mase.make(env_id)
     return isinstance(env.action_space(env.possible_agents[0]), gymnasium.spaces.Discrete)
-
-
-def decides(env_id: str) -> bool:
-    """Whether an episode of the task (random text played) has a turn that is not speech."""
-    env = mase.make(env_id)
-    env.reset(seed=0)
-    for _agent in env.agent_iter(10_000):
-        _, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-        elif not env.unwrapped.phase.speech:
-            return True
-        else:
-            env.step("")
-    return False
 
 
 @pytest.mark.parametrize("env_id", [i for i in TASKS if discrete(i)])
