@@ -13,7 +13,8 @@ member              meaning
 ``state()``         ``[N, S]`` float32: each world's global state (the AEC env's ``state()``)
 ``step(actions)``   the acting seat of every world takes ``actions[n]``; returns a
                     :class:`BatchStep`: rewards ``[N, A]``, terminated and truncated ``[N]``,
-                    and the metrics of each episode that ended
+                    the metrics of each episode that ended and, where the batch gives them,
+                    every seat's last view of it
 ==================  =========================================================================
 
 A world whose episode ends is reset at once (its next episode drawn from its own generator, as
@@ -62,12 +63,17 @@ class BatchStep:
         terminated: ``[N]`` bool, the episode ended by the game's own end.
         truncated: ``[N]`` bool, the episode ended by a limit (rounds, deadlock).
         metrics: world index -> the ended episode's ``info["metrics"]``.
+        final_observations: world index -> ``[A, D]`` float32, every seat's observation vector
+            at the ended episode's end (the AEC env's ``observe`` then, before the world's
+            reset); ``None`` when the batch does not keep them (a trainer then cannot
+            bootstrap a truncated episode from its last view).
     """
 
     rewards: np.ndarray
     terminated: np.ndarray
     truncated: np.ndarray
     metrics: dict[int, dict[str, Any]] = field(default_factory=dict)
+    final_observations: dict[int, np.ndarray] | None = None
 
     @property
     def ended(self) -> np.ndarray:
@@ -159,7 +165,7 @@ class AECBatch(Batch):
         flags, metrics = np.zeros(N, dtype=bool), {}
         for n, env in enumerate(self.envs):
             env.reset(seed=None if seed is None else seed + n)
-            self._to_decision(n, rewards, flags, flags.copy(), metrics)
+            self._to_decision(n, rewards, flags, flags.copy(), metrics, {})
         if metrics:
             raise RuntimeError(f"{self.spec_id}: an episode ended before its first decision")
         self._started = True
@@ -187,11 +193,12 @@ class AECBatch(Batch):
         rewards = np.zeros((N, A), dtype=np.float32)
         terminated, truncated = np.zeros(N, dtype=bool), np.zeros(N, dtype=bool)
         metrics: dict[int, dict] = {}
+        finals: dict[int, np.ndarray] = {}
         for n, env in enumerate(self.envs):
             env.step(int(actions[n]))
             self._collect(env, rewards[n])
-            self._to_decision(n, rewards, terminated, truncated, metrics)
-        return BatchStep(rewards, terminated, truncated, metrics)
+            self._to_decision(n, rewards, terminated, truncated, metrics, finals)
+        return BatchStep(rewards, terminated, truncated, metrics, finals)
 
     def close(self) -> None:
         """Close every AEC env."""
@@ -208,10 +215,11 @@ class AECBatch(Batch):
         for agent, r in env.rewards.items():
             row[self._seat[agent]] += r
 
-    def _to_decision(self, n: int, rewards, terminated, truncated, metrics: dict) -> None:
+    def _to_decision(self, n: int, rewards, terminated, truncated, metrics, finals) -> None:
         """Play world ``n`` on to its next decision.
 
-        An ended episode is recorded and the next one started (from the world's generator);
+        An ended episode is recorded (its metrics, every seat's last observation vector) and
+        the next one started (from the world's generator);
         speech turns (the utterance is the move) are played with an empty utterance, their
         rewards added to the step's.
         """
@@ -226,6 +234,8 @@ class AECBatch(Batch):
                 terminated[n] = bool(env.terminations[agent])
                 truncated[n] = not terminated[n]
                 metrics[n] = env.infos[agent]["metrics"]
+                views = [env.observe_vector(a) for a in self.possible_agents]
+                finals[n] = np.stack(views).astype(np.float32, copy=False)
                 env.reset()  # the next episode, from the world's own generator
             elif env.phase.speech:
                 env.step("")
@@ -314,7 +324,8 @@ def check_batch(
 
     Both get the same seeds and the same actions; at every step the acting seats, every
     seat's observation and mask, the global states, the rewards, the ends and the ended
-    episodes' metrics must be equal. The actions: by default, each world is in one of three
+    episodes' metrics (and every seat's last view of them, where the native batch keeps it)
+    must be equal. The actions: by default, each world is in one of three
     moods, drawn again when its episode ends: random legal moves; random indices, illegal ones
     included (out of range too); or one index repeated (the deadlock and stale-move rules).
     ``policy(batch, obs, mask, rng)`` may give them instead.
@@ -369,6 +380,14 @@ def check_batch(
         same("truncated", t, a.truncated, b.truncated)
         if a.metrics != b.metrics:
             raise AssertionError(f"{id} step {t}: metrics {a.metrics} != {b.metrics}")
+        if a.final_observations is not None:  # a native batch that keeps them keeps the AEC's
+            finals, wanted = a.final_observations, b.final_observations or {}
+            if finals.keys() != wanted.keys():
+                raise AssertionError(
+                    f"{id} step {t}: final views of worlds {sorted(finals)} != {sorted(wanted)}"
+                )
+            for n, final in finals.items():
+                same(f"world {n}'s final observations", t, final[None], wanted[n][None])
         for n, metrics in a.metrics.items():
             how = str(metrics.get("ended_by", ""))
             endings[how] = endings.get(how, 0) + 1

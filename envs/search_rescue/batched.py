@@ -258,10 +258,11 @@ class BatchedSearchRescue(Batch):
         rewards = np.repeat(reward[:, None], self.A, axis=1)
         terminated, truncated = np.zeros(N, dtype=bool), np.zeros(N, dtype=bool)
         metrics: dict[int, dict] = {}
+        finals: dict[int, np.ndarray] = {}
         if s == self.A - 1:
-            terminated, truncated, metrics = self._end_round()
+            terminated, truncated, metrics, finals = self._end_round()
         self.seat = (s + 1) % self.A
-        return BatchStep(rewards, terminated, truncated, metrics)
+        return BatchStep(rewards, terminated, truncated, metrics, finals)
 
     # -- the rules' bookkeeping ---------------------------------------------------------------
 
@@ -270,8 +271,11 @@ class BatchedSearchRescue(Batch):
         self.known_phases[where, s] = phases
         self.known_cut[where, s] = cut[where]
 
-    def _end_round(self) -> tuple[np.ndarray, np.ndarray, dict[int, dict]]:
-        """Close the round in every world (the env's ``end_round`` and round limit)."""
+    def _end_round(self) -> tuple[np.ndarray, np.ndarray, dict[int, dict], dict[int, np.ndarray]]:
+        """Close the round in every world (the env's ``end_round`` and round limit).
+
+        Returns the ends, the ended episodes' metrics and every seat's last view of them.
+        """
         same_world = (
             (self.pos == self.start_pos).all(1)
             & (self.cut == self.start_cut).all(1)
@@ -296,8 +300,11 @@ class BatchedSearchRescue(Batch):
         terminated, truncated = done, deadlock | limit
         ended = terminated | truncated
         metrics: dict[int, dict] = {}
+        finals: dict[int, np.ndarray] = {}
         if ended.any():
             worlds = np.flatnonzero(ended)
+            views = np.stack([self._observation(s)[worlds] for s in range(self.A)], axis=1)
+            finals = dict(zip(worlds.tolist(), views, strict=True))
             for k in worlds.tolist():
                 if done[k]:
                     how = "defused" if defused[k].all() else "exploded"
@@ -306,7 +313,7 @@ class BatchedSearchRescue(Batch):
                 metrics[k] = self._metrics(k, how)
             self._new_episodes(worlds)
         self.round[~ended] += 1
-        return terminated, truncated, metrics
+        return terminated, truncated, metrics, finals
 
     def _metrics(self, k: int, ended_by: str) -> dict[str, Any]:
         """The ended episode's measures, as the env's ``metrics()``."""
