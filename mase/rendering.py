@@ -1,45 +1,543 @@
-"""Pictures of text: the ``"rgb_array"`` render mode of every task, for video recorders.
+"""Pictures for ``render_mode="rgb_array"``: a task's scene as RGB pixels, for video recorders.
 
-A task draws itself as text (``render_mode="ansi"``); :func:`text_image` sets that text in a
-monospaced font on a white page and returns the RGB pixels, so tools that ask for
-``render_mode="rgb_array"`` (Stable-Baselines3's ``make_vec_env``, Gymnasium's video
-recorder) get a picture of the same thing. It needs matplotlib (the ``rl`` extra), imported
-only when a picture is asked for.
+A task's replay page draws its :meth:`~mase.task.TaskEnv.scene` in the browser with the task's
+``replay.js``; ``render_mode="rgb_array"`` draws the same scene as pixels, with the same layout,
+colours and labels, so a video of an episode looks like its replay page stepped through. A task
+says how in a :class:`Drawing` (the frame's size and a function that draws a scene on a
+:class:`Canvas`), named by its ``drawing`` class attribute. The picture shows the whole scene,
+the ``"secret"`` part included: the analyst's replay page with "show secrets" ticked. A task
+without a drawing gets the text of its ``ansi`` render set on a page (:func:`text_frame`).
+
+Every frame of a task has the same size, the one its drawing declares, because video recorders
+need a constant frame size. Text is measured before it is drawn and never runs off the frame: a
+label too long for its place is drawn smaller (:meth:`Canvas.text`), a paragraph wraps
+(:class:`Para`), and a page that would overflow (:func:`flow`) is drawn smaller, down to
+:data:`MIN_SCALE`, then loses its oldest parts, with a line saying how many went.
+
+Drawn with matplotlib's Agg renderer directly (no figure, no display; one frame takes a few
+tens of milliseconds), in the ``plot`` extra, imported only when a picture is asked for.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import importlib.util
+import math
+import types
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
 #: Whether pictures can be drawn here (matplotlib is installed).
 AVAILABLE = importlib.util.find_spec("matplotlib") is not None
 
+#: The replay page's colours (``mase/replay/viewer.css``), for drawings to share.
+INK, NOTE, RIGHT, WRONG, RULE, HEAD, BAR = (
+    "#1d1d1f",
+    "#666666",
+    "#17702b",
+    "#b3261e",
+    "#ccccdd",
+    "#eeeeff",
+    "#6a8cc7",
+)
+#: Frames a second of a video of a task's renders (``metadata["render_fps"]``): one frame a
+#: turn, near the replay page's Play speed (a step each 0.7 s).
+FPS = 2
+#: The smallest a page is drawn (a fraction of its sizes) before its oldest parts are left out.
+MIN_SCALE = 0.6
+#: The size of a task's frame when it declares no drawing (width, height in pixels).
+TEXT_FRAME = (768, 576)
 
-def text_image(text: str, dpi: int = 80) -> np.ndarray:
-    """``text`` set in a monospaced font: a ``(height, width, 3)`` uint8 array.
 
-    Raises:
-        ImportError: matplotlib is missing (the message says how to install it).
-    """
+@functools.cache
+def _matplotlib() -> types.SimpleNamespace:
+    """Matplotlib's Agg renderer and its helpers, imported on first use."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
+        from matplotlib import ft2font
+        from matplotlib.backends.backend_agg import RendererAgg
+        from matplotlib.colors import to_rgba
+        from matplotlib.font_manager import FontProperties, findfont, get_font
+        from matplotlib.patches import BoxStyle
+        from matplotlib.path import Path
+        from matplotlib.transforms import Affine2D
     except ImportError:
         raise ImportError(
-            "render_mode='rgb_array' draws with matplotlib: pip install 'mase-suite[rl]'"
+            "render_mode='rgb_array' draws with matplotlib: pip install 'mase-suite[plot]'"
         ) from None
-    lines = text.splitlines() or [""]
-    width = max(len(line) for line in lines) * 0.6 * 10 / 72 + 0.3  # inches, 10 pt characters
-    height = len(lines) * 1.25 * 10 / 72 + 0.3
-    figure = Figure(figsize=(max(width, 1.0), max(height, 0.5)), dpi=dpi)
-    canvas = FigureCanvasAgg(figure)
-    # the text as written: "$" in it (prices, a model's output) is no math to typeset
-    figure.text(0.01, 0.99, "\n".join(lines), family="monospace", size=10, va="top",
-                parse_math=False, usetex=False)  # fmt: skip
-    canvas.draw()
-    return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
+    flags = getattr(ft2font, "LoadFlags", None)  # matplotlib 3.10 made the flags an enum
+    return types.SimpleNamespace(
+        RendererAgg=RendererAgg,
+        to_rgba=to_rgba,
+        FontProperties=FontProperties,
+        findfont=findfont,
+        get_font=get_font,
+        BoxStyle=BoxStyle,
+        Path=Path,
+        Affine2D=Affine2D,
+        no_hinting=flags.NO_HINTING if flags is not None else ft2font.LOAD_NO_HINTING,
+    )
+
+
+class Style(NamedTuple):
+    """How a run of text looks: size in pixels, colour, weight, and a monospaced face or not."""
+
+    size: float = 14.0
+    colour: str = INK
+    bold: bool = False
+    mono: bool = False
+
+    def scaled(self, scale: float) -> Style:
+        """This style ``scale`` times the size."""
+        return self._replace(size=self.size * scale)
+
+
+class _Face:
+    """One font face: its glyph advances at size 100 (measuring text needs no layout pass)."""
+
+    def __init__(self, bold: bool, mono: bool):
+        mpl = _matplotlib()
+        self._no_hinting = mpl.no_hinting
+        family = "monospace" if mono else "sans-serif"
+        self.props = mpl.FontProperties(family=family, weight="bold" if bold else "normal")
+        self._font = mpl.get_font(mpl.findfont(self.props))
+        self._advance: dict[str, float] = {}
+
+    def clean(self, text: str) -> str:
+        """``text`` with what the face cannot draw replaced: tabs by spaces, the rest by ``?``."""
+        text = text.replace("\t", "    ")
+        if all(c in self._advance for c in text):
+            return text
+        out = []
+        for c in text:
+            if c not in self._advance:
+                if not c.isprintable() or self._font.get_char_index(ord(c)) == 0:
+                    out.append("?")
+                    continue
+                self._font.set_size(100, 72)
+                glyph = self._font.load_char(ord(c), flags=self._no_hinting)
+                self._advance[c] = glyph.linearHoriAdvance / 65536
+            out.append(c)
+        return "".join(out)
+
+    def width(self, text: str, size: float) -> float:
+        """The width of clean ``text`` at ``size`` pixels (kerning aside: within a percent)."""
+        advance = self._advance
+        return sum(advance[c] for c in text) * size / 100
+
+
+#: The body text of the replay page: 14 pixels, ink colour, regular weight.
+PLAIN = Style()
+
+_FACES: dict[tuple[bool, bool], _Face] = {}
+
+
+def _face(style: Style) -> _Face:
+    key = (style.bold, style.mono)
+    if key not in _FACES:
+        _FACES[key] = _Face(*key)
+    return _FACES[key]
+
+
+def measure(text: str, style: Style = PLAIN) -> float:
+    """The width in pixels of one line of ``text`` drawn in ``style``."""
+    face = _face(style)
+    return face.width(face.clean(text), style.size) * 1.02  # a margin for kerning and hinting
+
+
+def wrap(text: str, width: float, style: Style = PLAIN) -> list[str]:
+    """``text`` broken into lines no wider than ``width``: at spaces, inside overlong words."""
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for word in paragraph.split(" "):
+            candidate = f"{line} {word}" if line else word
+            if measure(candidate, style) <= width or not candidate.strip():
+                line = candidate
+                continue
+            if line:
+                lines.append(line)
+            line = word
+            while measure(line, style) > width and len(line) > 1:
+                cut = max(1, int(len(line) * width / measure(line, style)))
+                while cut > 1 and measure(line[:cut], style) > width:
+                    cut -= 1
+                lines.append(line[:cut])
+                line = line[cut:]
+        lines.append(line)
+    return lines
+
+
+class Canvas:
+    """A frame of ``width`` x ``height`` pixels, drawn in pixels from the top left (as SVG).
+
+    Colours are anything matplotlib reads (``"#d62828"``, ``"white"``); ``None`` draws no
+    fill or no outline. Line widths are in pixels.
+    """
+
+    def __init__(self, width: int, height: int, background: str = "#ffffff"):
+        mpl = _matplotlib()
+        self._rgba, self._box, self._path, self._affine = (
+            mpl.to_rgba,
+            mpl.BoxStyle,
+            mpl.Path,
+            mpl.Affine2D,
+        )
+        self.width, self.height = int(width), int(height)
+        self._renderer = mpl.RendererAgg(self.width, self.height, 72)  # 72 dpi: 1 pt is 1 px
+        self._flip = mpl.Affine2D().scale(1, -1).translate(0, self.height)
+        self.rect(0, 0, self.width, self.height, fill=background)
+
+    def _shape(self, path, fill, stroke, stroke_width, opacity) -> None:
+        gc = self._renderer.new_gc()
+        if stroke is None:
+            gc.set_linewidth(0)
+        else:
+            r, g, b, a = self._rgba(stroke)
+            gc.set_foreground((r, g, b, a * opacity), isRGBA=True)
+            gc.set_linewidth(stroke_width)
+        face = None
+        if fill is not None:
+            r, g, b, a = self._rgba(fill)
+            face = (r, g, b, a * opacity)
+        self._renderer.draw_path(gc, path, self._flip, face)
+        gc.restore()
+
+    def rect(self, x, y, w, h, fill=None, stroke=None, stroke_width=1.0, radius=0.0, opacity=1.0):
+        """A rectangle with its top left corner at ``(x, y)``; ``radius`` rounds the corners."""
+        if radius > 0:
+            path = self._box.Round(pad=0, rounding_size=radius)(x, y, w, h, 1.0)
+        else:
+            corner = self._affine().scale(w, h).translate(x, y)
+            path = self._path.unit_rectangle().transformed(corner)
+        self._shape(path, fill, stroke, stroke_width, opacity)
+
+    def ellipse(self, cx, cy, rx, ry, fill=None, stroke=None, stroke_width=1.0, opacity=1.0):
+        """An ellipse centred on ``(cx, cy)`` with radii ``rx`` and ``ry``."""
+        path = self._path.unit_circle().transformed(self._affine().scale(rx, ry).translate(cx, cy))
+        self._shape(path, fill, stroke, stroke_width, opacity)
+
+    def circle(self, cx, cy, r, fill=None, stroke=None, stroke_width=1.0, opacity=1.0):
+        """A circle centred on ``(cx, cy)`` with radius ``r``."""
+        self.ellipse(cx, cy, r, r, fill, stroke, stroke_width, opacity)
+
+    def line(self, x1, y1, x2, y2, stroke=INK, stroke_width=1.0):
+        """A straight line from ``(x1, y1)`` to ``(x2, y2)``."""
+        self._shape(self._path([(x1, y1), (x2, y2)]), None, stroke, stroke_width, 1.0)
+
+    def text(
+        self,
+        x: float,
+        y: float,
+        text: str,
+        style: Style = PLAIN,
+        anchor: str = "start",
+        max_width: float | None = None,
+    ) -> float:
+        """One line of ``text`` on the baseline ``y``; returns the width it took.
+
+        ``anchor`` is where ``x`` is: ``"start"``, ``"middle"`` or ``"end"`` of the line (as
+        SVG's ``text-anchor``). Text wider than ``max_width`` (default: what the frame leaves)
+        is drawn smaller to fit; below half its size, the end gives way to ``…``.
+        """
+        face = _face(style)
+        text = face.clean(text.replace("\n", " "))
+        room = {"start": self.width - x, "middle": 2 * min(x, self.width - x), "end": x}[anchor]
+        room = min(room, max_width) if max_width is not None else room
+        width = measure(text, style)
+        if width > room > 0:
+            style = style._replace(size=max(style.size * room / width, style.size / 2))
+            while text and measure(text, style) > room:
+                text = text[: max(0, len(text) - max(1, len(text) // 10))].rstrip() + "…"
+                text = text if len(text) > 1 else ""
+            width = measure(text, style)
+        left = {"start": x, "middle": x - width / 2, "end": x - width}[anchor]
+        if text.strip():
+            gc = self._renderer.new_gc()
+            gc.set_foreground(self._rgba(style.colour), isRGBA=True)
+            props = face.props.copy()
+            props.set_size(style.size)
+            self._renderer.draw_text(gc, left, y, text, props, 0)
+            gc.restore()
+        return width
+
+    def pixels(self) -> np.ndarray:
+        """The frame as a ``(height, width, 3)`` uint8 array."""
+        return np.asarray(self._renderer.buffer_rgba())[:, :, :3].copy()
+
+
+# -- pages: blocks of text laid out top to bottom, as the replay page's HTML --------------------
+
+
+class Laid(NamedTuple):
+    """A block laid out for one width: its height and how to draw it at ``(x, y)``."""
+
+    height: float
+    draw: Callable[[Canvas, float, float], None]
+
+
+Spans = Sequence[tuple[str, Style]]
+
+
+class Block:
+    """A part of a page (:func:`flow`): it lays itself out for a width and a scale."""
+
+    #: Space above the block (pixels at scale 1).
+    gap: float = 6.0
+
+    def layout(self, width: float, scale: float, max_height: float = math.inf) -> Laid:
+        """The block at ``width`` and ``scale``; text blocks stop (with ``…``) at ``max_height``."""
+        raise NotImplementedError
+
+
+def _lines(spans: Spans, width: float, scale: float) -> list[list[tuple[str, Style]]]:
+    """Rich text wrapped into lines of runs (``text``, ``style``) no wider than ``width``."""
+    lines: list[list[tuple[str, Style]]] = [[]]
+    used = 0.0
+    for text, style in spans:
+        style = style.scaled(scale)
+        for k, part in enumerate(text.split("\n")):
+            if k:
+                lines.append([])
+                used = 0.0
+            for word in part.split(" ")[:-1] if part.endswith(" ") else part.split(" "):
+                lead = " " if lines[-1] and used else ""
+                w = measure(lead + word, style)
+                if used and used + w > width:
+                    lines.append([])
+                    used, lead = 0.0, ""
+                    w = measure(word, style)
+                pieces = wrap(word, width, style) if w > width else [word]
+                for n, piece in enumerate(pieces):
+                    if n:
+                        lines.append([])
+                        used, lead = 0.0, ""
+                    lines[-1].append((lead + piece, style))
+                    used += measure(lead + piece, style)
+            if part.endswith(" "):
+                lines[-1].append((" ", style))
+                used += measure(" ", style)
+    return lines
+
+
+@dataclass
+class Para(Block):
+    """A paragraph of rich text (``(text, style)`` spans), wrapped to the page's width.
+
+    ``indent`` moves it right; ``bar`` draws a bar of that colour down its left side on a white
+    ground (the replay page's messages); ``box`` a grey frame around it (its ``pre`` blocks).
+    """
+
+    spans: Spans
+    indent: float = 0.0
+    bar: str | None = None
+    box: bool = False
+    gap: float = 6.0
+    line_height: float = 1.4
+
+    def layout(self, width: float, scale: float, max_height: float = math.inf) -> Laid:
+        """The paragraph's lines at ``width`` (less its indent and padding) and ``scale``."""
+        pad = (6.0 if self.box else 8.0 if self.bar else 0.0) * scale
+        inner = max(width - self.indent * scale - 2 * pad, 20.0)
+        lines = _lines(self.spans, inner, scale)
+        heights = [max(s.size for _, s in line) * self.line_height if line else 14 * scale
+                   for line in lines]  # fmt: skip
+        while len(lines) > 1 and sum(heights) + 2 * pad > max_height:
+            lines, heights = lines[:-1], heights[:-1]
+            lines[-1] = [*lines[-1], (" …", lines[-1][-1][1] if lines[-1] else Style())]
+        height = sum(heights) + 2 * pad
+
+        def draw(canvas: Canvas, x: float, y: float) -> None:
+            left = x + self.indent * scale
+            if self.box:
+                canvas.rect(left, y, width - self.indent * scale, height, "#ffffff", "#dddddd")
+            if self.bar:
+                canvas.rect(left, y, width - self.indent * scale, height, "#ffffff")
+                canvas.rect(left, y, 3 * scale, height, self.bar)
+            top = y + pad
+            for line, h in zip(lines, heights, strict=True):
+                at = left + pad
+                for text, style in line:
+                    baseline = top + h / 2 + style.size * 0.36
+                    at += canvas.text(at, baseline, text, style, max_width=inner)
+                top += h
+
+        return Laid(height, draw)
+
+
+def text(words: str, style: Style = PLAIN, **kwargs: Any) -> Para:
+    """A paragraph of one style (``kwargs``: :class:`Para`'s)."""
+    return Para([(words, style)], **kwargs)
+
+
+def heading(words: str, size: float = 16.0) -> Para:
+    """A bold heading, as the replay page's ``h3``."""
+    return Para([(words, Style(size, bold=True))], gap=12.0)
+
+
+def note(words: str) -> Para:
+    """A grey note in small type (the replay page's ``.note``)."""
+    return Para([(words, Style(12, NOTE))])
+
+
+@dataclass
+class Table(Block):
+    """A table with ruled cells: rows of cells, each cell rich text (spans) or plain text.
+
+    ``header`` rows and the first column when ``row_heads`` are shaded and bold, as the replay
+    page's ``th``. Columns take the width their content needs, then share what is left.
+    """
+
+    rows: Sequence[Sequence[Spans | str]]
+    header: int = 1
+    row_heads: bool = False
+    size: float = 13.0
+    gap: float = 8.0
+    full_width: bool = False
+
+    def _cell(self, cell: Spans | str, r: int, c: int) -> Spans:
+        head = r < self.header or (self.row_heads and c == 0)
+        if isinstance(cell, str):
+            return [(cell, Style(self.size, bold=head))]
+        return cell
+
+    def layout(self, width: float, scale: float, max_height: float = math.inf) -> Laid:
+        """Column widths from the content, then each row as tall as its tallest cell."""
+        pad = 6.0 * scale
+        cells = [
+            [self._cell(x, r, c) for c, x in enumerate(row)] for r, row in enumerate(self.rows)
+        ]
+        n = max(len(row) for row in cells)
+        natural = [0.0] * n
+        for row in cells:
+            for c, spans in enumerate(row):
+                longest = max(
+                    (measure(line, s.scaled(scale)) for t, s in spans for line in t.split("\n")),
+                    default=0.0,
+                )
+                natural[c] = max(natural[c], longest + 2 * pad + 1)
+        widths = _share(natural, width, self.full_width)
+        laid = [
+            [Para(spans, gap=0).layout(widths[c] - 2 * pad, scale) for c, spans in enumerate(row)]
+            for row in cells
+        ]
+        heights = [max(p.height for p in row) + 6 * scale for row in laid]
+        height = sum(heights)
+
+        def draw(canvas: Canvas, x: float, y: float) -> None:
+            top = y
+            for r, (row, h) in enumerate(zip(laid, heights, strict=True)):
+                left = x
+                for c, cell in enumerate(row):
+                    head = r < self.header or (self.row_heads and c == 0)
+                    canvas.rect(left, top, widths[c], h, HEAD if head else "#ffffff", RULE)
+                    cell.draw(canvas, left + pad, top + 3 * scale)
+                    left += widths[c]
+                top += h
+
+        return Laid(height, draw)
+
+
+def _share(natural: list[float], width: float, fill: bool) -> list[float]:
+    """Column widths: natural ones when they fit, else narrow columns kept, wide ones shrunk."""
+    if sum(natural) <= width and not fill:
+        return natural
+    if sum(natural) <= width:
+        extra = (width - sum(natural)) / len(natural)
+        return [w + extra for w in natural]
+    fair = width / len(natural)
+    narrow = [w for w in natural if w <= fair]
+    left = width - sum(narrow)
+    wide = sum(w for w in natural if w > fair)
+    return [w if w <= fair else w * left / wide for w in natural]
+
+
+Group = Block | Sequence[Block]
+
+
+def flow(canvas: Canvas, parts: Sequence[Group], keep: int = 1, margin: float = 10.0) -> None:
+    """Draw ``parts`` top to bottom on ``canvas``, the whole page always inside the frame.
+
+    A part is a block or a group of blocks that stay together. When the page is too tall it is
+    drawn smaller, down to :data:`MIN_SCALE`; then the oldest parts after the first ``keep``
+    give way (a note says how many), and a last part still too tall ends with ``…``.
+    """
+    groups = [list(p) if isinstance(p, Sequence) else [p] for p in parts]
+    width, room = canvas.width - 2 * margin, canvas.height - 2 * margin
+    scale = 1.0
+    while True:
+        laid = [[(b.gap * scale, b.layout(width, scale)) for b in g] for g in groups]
+        total = sum(gap + piece.height for g in laid for gap, piece in g)
+        if total <= room or scale <= MIN_SCALE + 1e-9:
+            break
+        scale = max(MIN_SCALE, scale * 0.9)
+    dropped = 0
+    while total > room and len(groups) - dropped > keep + 1:
+        dropped += 1
+        kept = laid[:keep] + laid[keep + dropped :]
+        left_out = note(f"… {dropped} earlier part{'s' * (dropped > 1)} not shown")
+        gap_note = [(0.0, left_out.layout(width, scale))]
+        total = sum(gap + piece.height for g in [*kept, gap_note] for gap, piece in g)
+    if dropped:
+        laid = laid[:keep] + [gap_note] + laid[keep + dropped :]
+        groups = groups[:keep] + [[left_out]] + groups[keep + dropped :]
+    y = margin
+    for group, pieces in zip(groups, laid, strict=True):
+        for block, (gap, piece) in zip(group, pieces, strict=True):
+            y += gap if y > margin else 0.0
+            if y + piece.height > canvas.height - margin:
+                piece = block.layout(width, scale, canvas.height - margin - y)
+                if y + piece.height > canvas.height - margin:
+                    return
+            piece.draw(canvas, margin, y)
+            y += piece.height
+
+
+# -- a task's drawing -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """How a task draws its scene: the frame's size in pixels and the drawing function.
+
+    ``draw(scene, canvas)`` gets the scene with its ``"secret"`` part merged in (the analyst's
+    view) and a blank :class:`Canvas` of ``width`` x ``height``.
+    """
+
+    width: int
+    height: int
+    draw: Callable[[Mapping[str, Any], Canvas], None]
+
+    def frame(self, scene: Mapping[str, Any]) -> np.ndarray:
+        """``scene`` drawn: a ``(height, width, 3)`` uint8 array.
+
+        Raises:
+            ImportError: matplotlib is missing (the message names the extra to install).
+        """
+        whole = {k: v for k, v in scene.items() if k != "secret"}
+        whole.update(scene.get("secret") or {})
+        canvas = Canvas(self.width, self.height)
+        self.draw(whole, canvas)
+        return canvas.pixels()
+
+
+def resolve(drawing: Drawing | str | None) -> Drawing | None:
+    """A task's ``drawing`` attribute: a :class:`Drawing`, or ``"module:attribute"`` naming one."""
+    if isinstance(drawing, str):
+        module, _, name = drawing.partition(":")
+        drawing = getattr(importlib.import_module(module), name)
+    return drawing
+
+
+def text_frame(words: str, size: tuple[int, int] = TEXT_FRAME) -> np.ndarray:
+    """``words`` set in a monospaced font on a page of ``size``, made smaller to fit."""
+    canvas = Canvas(*size)
+    flow(canvas, [text(line, Style(13, mono=True), gap=0, line_height=1.25)
+                  for line in words.splitlines() or [""]], keep=1)  # fmt: skip
+    return canvas.pixels()

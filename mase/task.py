@@ -124,8 +124,13 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
 
     metadata: dict[str, Any] = {
         "render_modes": ["ansi", "human", *(["rgb_array"] if rendering.AVAILABLE else [])],
+        "render_fps": rendering.FPS,
         "is_parallelizable": True,
     }
+    #: The task's picture for ``render_mode="rgb_array"``: a :class:`mase.rendering.Drawing`
+    #: (frame size and a function drawing :meth:`scene` as ``replay.js`` does), or
+    #: ``"module:attribute"`` naming one; ``None``: the text of :meth:`_render` on a page.
+    drawing: rendering.Drawing | str | None = None
     #: Who acts when (:mod:`mase.schedules`).
     schedule: Schedule = RoundRobin()
     #: ``"module:attribute"`` of the task's scripted policy class (the default teammate), or
@@ -161,6 +166,8 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         modes = list(metadata.get("render_modes", ()))
         if rendering.AVAILABLE and "ansi" in modes and "rgb_array" not in modes:
             metadata["render_modes"] = [*modes, "rgb_array"]
+        if modes:
+            metadata.setdefault("render_fps", rendering.FPS)
         cls.metadata = metadata
 
     def __init__(
@@ -719,7 +726,9 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     def render(self) -> str | np.ndarray | None:
         """The world as text: returned with ``"ansi"``, printed with ``"human"``.
 
-        With ``"rgb_array"`` the text is drawn as an RGB array (:mod:`mase.rendering`).
+        With ``"rgb_array"``: the task's :attr:`drawing` of :meth:`scene` as a ``(height,
+        width, 3)`` uint8 array of the size the drawing declares, the picture of the replay
+        page with its secrets shown (:mod:`mase.rendering`); without a drawing, the text.
         """
         if self.render_mode is None:
             warnings.warn(
@@ -728,12 +737,15 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
             return None
         if not self._started:
             raise ResetNeeded("call reset() before render()")
+        if self.render_mode == "rgb_array":
+            drawing = rendering.resolve(self.drawing)
+            if drawing is None:
+                return rendering.text_frame(self._render())
+            return drawing.frame(self.scene())
         picture = self._render()
         if self.render_mode == "human":
             print(picture)
             return None
-        if self.render_mode == "rgb_array":
-            return rendering.text_image(picture)
         return picture
 
     def _render(self) -> str:

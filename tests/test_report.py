@@ -298,18 +298,6 @@ def test_version(capsys):
     assert capsys.readouterr().out.strip() == f"mase-suite {mase.__version__}"
 
 
-def test_a_picture_of_text_with_dollar_signs_is_drawn_as_written():
-    """A model's output or a price ("$4.50") once made the rgb_array render typeset math."""
-    import pytest
-
-    from mase import rendering
-
-    if not rendering.AVAILABLE:
-        pytest.skip("matplotlib is not installed")
-    image = rendering.text_image("It costs $4.50 and $x^2$ {unbalanced $ sign")
-    assert image.ndim == 3 and image.shape[2] == 3
-
-
 # -- evaluation plots ---------------------------------------------------------------------------
 
 

@@ -36,7 +36,10 @@ class SingleAgentEnv(gymnasium.Env):
         **env_kwargs: passed to the task (``obs_mode``, ``render_mode``, rule options).
     """
 
-    metadata = {"render_modes": ["ansi", "human", *(["rgb_array"] if rendering.AVAILABLE else [])]}
+    metadata = {
+        "render_modes": ["ansi", "human", *(["rgb_array"] if rendering.AVAILABLE else [])],
+        "render_fps": rendering.FPS,
+    }
 
     def __init__(
         self,
@@ -57,6 +60,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.observation_space = self.aec.observation_space(self.agent)
         self.action_space = self.aec.action_space(self.agent)
         self.render_mode = env_kwargs.get("render_mode")
+        fps = self.aec.metadata.get("render_fps", rendering.FPS)
+        self.metadata = {**type(self).metadata, "render_fps": fps}
 
     def _teammates(self, spec: TeammateSpec, seats: list[str]) -> dict[str, PolicyProtocol]:
         default = "scripted" if getattr(self.aec.unwrapped, "scripted_policy", None) else "random"
@@ -119,7 +124,7 @@ class SingleAgentEnv(gymnasium.Env):
         return np.ones(getattr(space, "n", 1), dtype=bool)
 
     def render(self):
-        """The task's render (``"ansi"``: a string)."""
+        """The task's render (``"ansi"``: a string; ``"rgb_array"``: its scene's picture)."""
         return self.aec.render()
 
     def close(self):
