@@ -7,13 +7,14 @@ baseline (plain PPO does not mask: an illegal index is a wasted turn it learns t
 
 Needs the ``rllib`` extra (``pip install 'mase-suite[rllib]'``), which pins gymnasium 1.2.2.
 
-Run: python examples/rllib_ppo.py [--iterations 5] [--env mase/SearchRescue-v0]
+Run: python examples/rllib_ppo.py [--iterations 5] [--env mase/SearchRescue-v0] [--quick]
+
+``--quick`` is a smoke run: one iteration of a few hundred turns (the examples' test uses it).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
@@ -55,8 +56,12 @@ def main() -> None:
     parser.add_argument("--env", default="mase/SearchRescue-v0", help="a MASE task id")
     parser.add_argument("--iterations", type=int, default=5, help="training iterations")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a smoke run: one iteration of a few hundred turns (overrides --iterations)",
+    )
     args = parser.parse_args()
-    fast = bool(os.environ.get("MASE_EXAMPLE_FAST"))  # the examples' test: one small iteration
     try:
         import ray
         import ray.rllib  # noqa: F401
@@ -64,9 +69,9 @@ def main() -> None:
         sys.exit("this example needs RLlib: pip install 'mase-suite[rllib]'")
 
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
-    algo = config(args.env, args.seed, small=fast).build_algo()
+    algo = config(args.env, args.seed, small=args.quick).build_algo()
     try:
-        for i in range(1, (1 if fast else args.iterations) + 1):
+        for i in range(1, (1 if args.quick else args.iterations) + 1):
             result = algo.train()
             runners = result["env_runners"]
             print(

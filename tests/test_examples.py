@@ -1,7 +1,9 @@
 """Every script in examples/ runs to the end."""
 
+import contextlib
 import importlib.util
-import os
+import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +12,8 @@ import pytest
 
 import mase
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.py"))
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = sorted((REPO / "examples").glob("*.py"))
 
 
 def test_there_are_examples():
@@ -19,17 +22,18 @@ def test_there_are_examples():
 
 #: Examples that need an optional extra say so and exit when it is missing: what they print.
 NEEDS = {"rllib_ppo.py": "this example needs RLlib"}
+#: Command-line flags that make an example a smoke run (each documented in its ``--help``).
+QUICK = {"rllib_ppo.py": ["--quick"]}
 
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
 def test_example_runs(script, tmp_path):
     result = subprocess.run(
-        [sys.executable, str(script)],
+        [sys.executable, str(script), *QUICK.get(script.name, [])],
         capture_output=True,
         text=True,
         timeout=300,
         cwd=tmp_path,
-        env={**os.environ, "MASE_EXAMPLE_FAST": "1"},
     )
     if script.name in NEEDS and NEEDS[script.name] in result.stderr:
         pytest.skip(result.stderr.strip())  # its extra is not installed here
@@ -96,19 +100,24 @@ def test_a_task_is_its_rules_only(name, most):
     assert end - start <= most, f"{name}'s task class has {end - start} lines"
 
 
-def test_the_readme_step_loop_plays_the_episode_run_episode_plays():
-    """README: "run_episode runs the same loop, with the same seeds": the same episode."""
-    import contextlib
-    import io
-    import re
+def python_block(path: Path, after: str) -> str:
+    """The first ``python`` code block of a Markdown file after the line ``after``."""
+    text = path.read_text()
+    section = text[text.index(after) :]
+    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 
-    readme = (EXAMPLES[0].parents[1] / "README.md").read_text()
-    section = readme[readme.index("## The step loop") :]
-    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+
+def run_block(code: str, name: str) -> dict:
     scope: dict = {}
     with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(code, "README.md", "exec"), scope)  # noqa: S102 - our own README
-    by_hand = scope["info"]["metrics"]
+        exec(compile(code, name, "exec"), scope)  # noqa: S102 - our own documentation
+    return scope
+
+
+def test_the_first_episode_by_hand_is_the_episode_run_episode_plays():
+    """Getting started: "run_episode runs the same loop, with the same seeds": the same episode."""
+    page = REPO / "docs" / "guide" / "getting_started.md"
+    by_hand = run_block(python_block(page, "## The first episode"), str(page))["info"]["metrics"]
     env = mase.wrappers.MessageChannel(mase.make("mase/SearchRescue-v0"))
     team = {
         "alpha": mase.agents.make_policy("scripted", env),
@@ -116,6 +125,47 @@ def test_the_readme_step_loop_plays_the_episode_run_episode_plays():
         "charlie": mase.agents.RandomPolicy(),
     }
     assert mase.run_episode(env, team, seed=0)["metrics"] == by_hand
+
+
+def test_the_readmes_llm_and_mappo_seats_play_the_episode_run_episode_plays(monkeypatch):
+    """The README's ten lines run offline, and play what ``mase.run_episode`` plays."""
+    pytest.importorskip("torch")
+    from mase.agents import LLMAgent, make_policy
+    from mase.llm import LLMConfig, offline_server
+
+    monkeypatch.setenv("MASE_CACHE", "off")  # every reply comes from the server, none cached
+    scope = run_block(python_block(REPO / "README.md", "## Ten lines"), "README.md")
+    by_hand = scope["info"]["metrics"]
+    alpha = scope["team"]["alpha"]
+    assert alpha.episode_record()["metrics"]["llm_calls"] > 0 and by_hand["ended_by"] in {"defused", "exploded", "round_limit"}
+    env = mase.wrappers.MessageChannel(mase.make("mase/SearchRescue-v0"))
+    with offline_server(env) as server:
+        team = {
+            "alpha": LLMAgent(LLMConfig(base_url=server.base_url)),
+            "bravo": make_policy("mappo", env),
+            "charlie": make_policy("scripted", env),
+        }
+        played = mase.run_episode(env, team, seed=0)["metrics"]
+    assert {key: played[key] for key in by_hand} == by_hand  # it adds the model's usage
+
+
+def test_the_getting_started_llm_seat_runs_offline(monkeypatch):
+    pytest.importorskip("torch")
+    monkeypatch.setenv("MASE_CACHE", "off")
+    page = REPO / "docs" / "guide" / "getting_started.md"
+    record = run_block(python_block(page, "## An LLM seat"), str(page))["record"]
+    assert record["seats"]["alpha"]["metrics"]["llm_calls"] > 0
+    assert record["metrics"]["score"] >= 0
+
+
+def test_the_rllib_examples_quick_run_is_a_documented_flag():
+    """``--quick`` (a smoke run) is in the example's ``--help``; it needs no RLlib to say so."""
+    script = EXAMPLES[0].parent / "rllib_ppo.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and "--quick" in done.stdout and "smoke run" in done.stdout
+    assert "MASE_EXAMPLE_FAST" not in script.read_text()
 
 
 def test_a_new_goal_type_for_the_agentverse_protocol_takes_under_40_lines():

@@ -34,6 +34,9 @@ SHOTS = {
     "craft": ("mase/Craft-v0", "scripted", {}, 20, False),
     "agentverse": ("mase/AgentVerse-v0", "scripted", {}, 12, False),
 }
+#: file name -> the window of a close-up beside the full shot (the README's picture: narrow
+#: enough to be shown at full size, so its text stays readable)
+CLOSE_UPS = {"search_rescue": (1000, 690)}
 
 
 def main() -> int:
@@ -55,6 +58,12 @@ def main() -> int:
             page = write_replay(out, view="analyst")  # the drawings with every secret shown
             png = browser.screenshot(page, HERE / f"{name}.png", step=step, secrets=secrets or None)
             print(f"{env_id}: {png.relative_to(HERE.parents[1])}")
+            if name in CLOSE_UPS:
+                close = HERE / f"{name}_close.png"
+                browser.screenshot(
+                    page, close, step=step, size=CLOSE_UPS[name], secrets=secrets or None
+                )
+                print(f"{env_id}: {close.relative_to(HERE.parents[1])}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
