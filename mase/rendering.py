@@ -461,42 +461,53 @@ def _share(natural: list[float], width: float, fill: bool) -> list[float]:
 Group = Block | Sequence[Block]
 
 
-def flow(canvas: Canvas, parts: Sequence[Group], keep: int = 1, margin: float = 10.0) -> None:
-    """Draw ``parts`` top to bottom on ``canvas``, the whole page always inside the frame.
+def flow(
+    canvas: Canvas,
+    parts: Sequence[Group],
+    keep: int = 1,
+    box: tuple[float, float, float, float] | None = None,
+) -> None:
+    """Draw ``parts`` top to bottom in ``box`` (default: the frame less a margin of 10 pixels).
 
-    A part is a block or a group of blocks that stay together. When the page is too tall it is
-    drawn smaller, down to :data:`MIN_SCALE`; then the oldest parts after the first ``keep``
-    give way (a note says how many), and a last part still too tall ends with ``…``.
+    ``box`` is ``(x, y, width, height)``; nothing is drawn outside it. A part is a block or a
+    group of blocks that stay together. When the page is too tall it is drawn smaller, down to
+    :data:`MIN_SCALE`; then the oldest parts after the first ``keep`` give way (a note says
+    how many), and a last part still too tall ends with ``…``.
     """
+    x, top, width, room = box or (10.0, 10.0, canvas.width - 20.0, canvas.height - 20.0)
     groups = [list(p) if isinstance(p, Sequence) else [p] for p in parts]
-    width, room = canvas.width - 2 * margin, canvas.height - 2 * margin
     scale = 1.0
     while True:
         laid = [[(b.gap * scale, b.layout(width, scale)) for b in g] for g in groups]
-        total = sum(gap + piece.height for g in laid for gap, piece in g)
+        total = _height(laid)
         if total <= room or scale <= MIN_SCALE + 1e-9:
             break
         scale = max(MIN_SCALE, scale * 0.9)
     dropped = 0
     while total > room and len(groups) - dropped > keep + 1:
         dropped += 1
-        kept = laid[:keep] + laid[keep + dropped :]
         left_out = note(f"… {dropped} earlier part{'s' * (dropped > 1)} not shown")
-        gap_note = [(0.0, left_out.layout(width, scale))]
-        total = sum(gap + piece.height for g in [*kept, gap_note] for gap, piece in g)
+        said = [(left_out.gap * scale, left_out.layout(width, scale))]
+        total = _height([*laid[:keep], said, *laid[keep + dropped :]])
     if dropped:
-        laid = laid[:keep] + [gap_note] + laid[keep + dropped :]
-        groups = groups[:keep] + [[left_out]] + groups[keep + dropped :]
-    y = margin
+        laid = [*laid[:keep], said, *laid[keep + dropped :]]
+        groups = [*groups[:keep], [left_out], *groups[keep + dropped :]]
+    y, bottom = top, top + room
     for group, pieces in zip(groups, laid, strict=True):
         for block, (gap, piece) in zip(group, pieces, strict=True):
-            y += gap if y > margin else 0.0
-            if y + piece.height > canvas.height - margin:
-                piece = block.layout(width, scale, canvas.height - margin - y)
-                if y + piece.height > canvas.height - margin:
+            y += gap if y > top else 0.0
+            if y + piece.height > bottom:
+                piece = block.layout(width, scale, bottom - y)
+                if y + piece.height > bottom:
                     return
-            piece.draw(canvas, margin, y)
+            piece.draw(canvas, x, y)
             y += piece.height
+
+
+def _height(laid: Sequence[Sequence[tuple[float, Laid]]]) -> float:
+    """The height of laid-out groups, with the gaps between blocks (none above the first)."""
+    gaps = [gap for g in laid for gap, _ in g]
+    return sum(piece.height for g in laid for _, piece in g) + sum(gaps[1:])
 
 
 # -- a task's drawing -----------------------------------------------------------------------------

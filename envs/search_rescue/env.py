@@ -126,6 +126,7 @@ class SearchRescueEnv(TaskEnv):
     """
 
     metadata = {"name": "search_rescue_v0", "render_modes": ["ansi", "human"]}
+    drawing = board.DRAWING
     scripted_policy = "mase.envs.search_rescue.scripted:ScriptedRescuer"
     batched = "mase.envs.search_rescue.batched:BatchedSearchRescue"
     language_model = "mase.envs.search_rescue.language_model:respond"
