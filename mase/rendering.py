@@ -323,7 +323,18 @@ def _lines(spans: Spans, width: float, scale: float) -> list[list[tuple[str, Sty
             if part.endswith(" "):
                 lines[-1].append((" ", style))
                 used += measure(" ", style)
-    return lines
+    return [_merged(line) for line in lines]
+
+
+def _merged(line: list[tuple[str, Style]]) -> list[tuple[str, Style]]:
+    """A line's runs with neighbours of one style joined: one drawing call each."""
+    out: list[tuple[str, Style]] = []
+    for text, style in line:
+        if out and out[-1][1] == style:
+            out[-1] = (out[-1][0] + text, style)
+        else:
+            out.append((text, style))
+    return out
 
 
 @dataclass
@@ -428,18 +439,29 @@ class Table(Block):
             for row in cells
         ]
         heights = [max(p.height for p in row) + 6 * scale for row in laid]
-        height = sum(heights)
+        shown, said = list(range(len(laid))), None
+        while sum(heights[r] for r in shown) + (said.height if said else 0) > max_height:
+            if len(shown) <= self.header + 1:
+                break
+            dropped = shown.pop(self.header) - self.header + 1
+            said = note(f"… {dropped} earlier row{'s' * (dropped > 1)} not shown").layout(
+                width, scale
+            )
+        height = sum(heights[r] for r in shown) + (said.height if said else 0)
 
         def draw(canvas: Canvas, x: float, y: float) -> None:
             top = y
-            for r, (row, h) in enumerate(zip(laid, heights, strict=True)):
+            if said:
+                said.draw(canvas, x, top)
+                top += said.height
+            for r in shown:
                 left = x
-                for c, cell in enumerate(row):
+                for c, cell in enumerate(laid[r]):
                     head = r < self.header or (self.row_heads and c == 0)
-                    canvas.rect(left, top, widths[c], h, HEAD if head else "#ffffff", RULE)
+                    canvas.rect(left, top, widths[c], heights[r], HEAD if head else "#fff", RULE)
                     cell.draw(canvas, left + pad, top + 3 * scale)
                     left += widths[c]
-                top += h
+                top += heights[r]
 
         return Laid(height, draw)
 

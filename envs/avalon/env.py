@@ -153,6 +153,7 @@ class AvalonEnv(TaskEnv):
     """
 
     metadata = {"name": "avalon_v0", "render_modes": ["ansi", "human"]}
+    drawing = "mase.envs.avalon.render:DRAWING"
     schedule = PhaseQueue()
     scripted_policy = "mase.envs.avalon.bots:AvalonBot"
     sides = ("good", "evil")
