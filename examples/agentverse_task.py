@@ -26,7 +26,8 @@ class TallyBot(Policy):  # the task's scripted seat: the protocol's scripted exp
 class TallyEnv(TaskEnv):
     """Add 1, 2 or 3 in turn; the team wins when the counter ends at exactly ``target``."""
 
-    # it ends after the move that reaches the target, mid-round: no parallel view
+    # it ends after the move that reaches the target, mid-round: not PettingZoo's
+    # parallelizable (a round is no parallel step; mase.make_parallel plays a turn a step)
     metadata = {"name": "tally_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
     scripted_policy = TallyBot
 

@@ -10,8 +10,9 @@ every option is adopted, or is cut off after `max_cycles` proposals.
 
 It shows a `PhaseQueue` schedule (`next_phase` says who acts: the leader, then everyone), a
 secret phase (`Phase(..., secret=True)`), one `Discrete` action space for two kinds of move
-with a mask per phase, and `check_task` on a task with no parallel view (its parallel checks
-are skipped).
+with a mask per phase, and `check_task`. Its parallel view (`mase.make_parallel`) plays the
+leader's proposal as a step of its own (the others wait: any action, ignored, and a mask that
+allows only action 0) and the whole secret vote as one step, every vote revealed at once.
 
 Run: python examples/secret_vote.py
 """
@@ -142,6 +143,6 @@ if __name__ == "__main__":
     summary = mase.evaluate("examples/SecretVote-v0", "random", episodes=5)
     score, best = (summary["metrics"][k]["mean"] for k in ("score", "best"))
     print(
-        f"SecretVote passes the MASE checker suite (no parallel view); a random team scores "
+        f"SecretVote passes the MASE checker suite; a random team scores "
         f"{score:.1f} of a possible {best:.1f} on average"
     )

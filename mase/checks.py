@@ -24,6 +24,7 @@ from pettingzoo.test import (
 )
 
 from mase.fuzz import fuzz_task
+from mase.parallel import refusal
 from mase.registry import env_creator, make, make_parallel
 from mase.spaces import OBS_MODES
 
@@ -42,12 +43,11 @@ def check_task(
     on the single-agent view built by ``gymnasium.make``, and a short fuzz of hostile inputs
     (:func:`mase.fuzz.fuzz_task`).
 
-    Two kinds of task skip some of them. A task whose ``metadata["is_parallelizable"]`` is
-    false (a :class:`mase.schedules.PhaseQueue` task: its agents do not act once each per
-    round in turn order) has no parallel view, so ``parallel_api_test``,
-    ``parallel_seed_test`` and ``max_cycles_test`` (which plays the parallel view and counts
-    cyclic turns) are skipped. ``max_cycles_test`` also runs only when the task's constructor
-    takes ``max_cycles``.
+    Every MASE task has a parallel view (:mod:`mase.parallel`: a step is a set of moves made
+    at once), so ``parallel_api_test`` and ``parallel_seed_test`` run on each; a plain AEC env
+    without one (:func:`mase.parallel.refusal`) skips them. ``max_cycles_test`` counts a
+    parallel step as a round, so it runs only where a step is a whole round (the task's
+    metadata sets ``is_parallelizable``) and the task's constructor takes ``max_cycles``.
 
     Args:
         env_id: a registered MASE task id.
@@ -65,14 +65,15 @@ def check_task(
         aec = functools.partial(make, env_id, obs_mode=mode, **kwargs)
         par = functools.partial(make_parallel, env_id, obs_mode=mode, **kwargs)
         env = aec()
-        parallel = bool(env.metadata.get("is_parallelizable", False))
+        parallel = not refusal(env)
+        rounds = parallel and bool(env.metadata.get("is_parallelizable", False))
         api_test(env, num_cycles=num_cycles)
         if parallel:
             parallel_api_test(par(), num_cycles=num_cycles)
         seed_test(aec, num_cycles=num_cycles)
         if parallel:
             parallel_seed_test(par, num_cycles=num_cycles)
-        if parallel and takes_max_cycles:
+        if rounds and takes_max_cycles:
             max_cycles_test(types.SimpleNamespace(env=aec, parallel_env=par))
         render_test(aec)
         single = gymnasium.make(env_id, obs_mode=mode, render_mode="ansi", **kwargs)

@@ -37,6 +37,7 @@ import numpy as np
 
 from mase.actions import ActionDictError, AgentDone, ResetNeeded, UsageError, brief
 from mase.hostile import KINDS, MAY_REFUSE, Hostile, HostileKey, HostileStr, hostile_input
+from mase.parallel import refusal
 from mase.registry import make, make_parallel
 
 __all__ = ["KINDS", "STACKS", "FuzzReport", "fuzz_task", "hostile_input"]
@@ -364,7 +365,7 @@ def _fuzz_batch(env_id: str, run: _Run, steps: int, **kw: Any) -> None:
 
 
 def _parallel_task(env_id: str, **kw: Any) -> bool:
-    return bool(make(env_id, **kw).metadata.get("is_parallelizable", False))
+    return not refusal(make(env_id, **kw))
 
 
 def _batched_task(env_id: str, **kw: Any) -> bool:

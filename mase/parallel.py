@@ -1,21 +1,54 @@
-"""The parallel view of a task: PettingZoo's converter, with the actions checked first.
+"""The parallel view of a task: every seat's action at once, a step each set of moves made together.
 
-:func:`mase.make_parallel` returns a :class:`ParallelView`. PettingZoo's convention for a
-parallel ``step`` is a mapping with one action for every live agent (``env.agents``); the
-converter itself indexes the mapping unchecked, so a missing agent is a bare ``KeyError`` deep
-in it and an unknown one is silently ignored. This view refuses both before any agent moves,
-with a clear :class:`~mase.actions.ActionDictError` naming the agents, as it does an action
-dict with keys no wrapper of the AEC env takes: a missing agent is an error, not a pass (a
-seat that means to do nothing gives the task's own no-op or an invalid action, which spends
-its turn as the AEC env does). Each action itself is what the AEC env
-takes (an invalid one is an invalid action with a reason, never an exception).
+:func:`mase.make_parallel` returns a :class:`ParallelView`, a PettingZoo ``ParallelEnv`` over
+the task's AEC env. Each parallel step plays the moves the rules let be made at once
+(:func:`moves_at_once`):
+
+=========================================  ==================================================
+where play is                              one parallel step
+=========================================  ==================================================
+a secret phase (``Phase(secret=True)``:    the whole phase: every listed seat moves, each
+votes, quest cards, debate answers)        from the observation its turn would show it (no
+                                           move of the phase reaches it before:
+                                           ``TaskEnv.observe_at_turn``), and the step returns
+                                           the observations after the reveal, so every seat
+                                           sees the phase's moves at once
+a round of a task whose metadata sets      the rest of the round: every live seat moves
+``is_parallelizable`` (PettingZoo's mark:  (PettingZoo's own ``aec_to_parallel`` converter
+a round's moves may be chosen at once)     does the same)
+any other phase (a leader's proposal,      one turn: the seat to act now moves, as in the
+open discussion, turns taken in order)     AEC env, since the next seat must see its move
+=========================================  ==================================================
+
+**Seats that do not act in a step.** PettingZoo's parallel API takes an action for every live
+agent (``env.agents``), and a seat that is not done stays in ``env.agents`` (an agent that
+left it may not come back), so a seat whose turn this is not still gives an action. Its action
+is ignored: any value is taken, it is no move, spends nothing and is not counted invalid.
+``infos[agent]["acting"]`` says whether the agent's action counts in the next step. Where
+the observation has an ``action_mask`` (``Discrete`` action spaces), an idle seat's mask
+allows exactly the space's first action (index 0, the action ``space.start``), which stands
+for "wait": masked samplers (gymnasium's ``Space.sample(mask)``, TorchRL's
+``MaskedCategorical``, SB3-contrib's ``MaskablePPO``) need at least one legal action, and pick
+that one. The action spaces are the AEC env's own. An acting seat's mask is the task's own
+(in a speech phase whose move is text, Avalon's discussion, the task's mask may allow no
+index at all; the move is text there).
+
+**Checked before anyone moves.** The mapping must hold one action for every live agent and
+no other: a missing agent is a clear :class:`~mase.actions.ActionDictError`, not a pass, as is
+an unknown one, a dict action with keys no wrapper of the AEC env takes, or a value that is no
+mapping. An acting seat's action is what the AEC env takes (an invalid one is an invalid
+action with a reason, never an exception).
+
+A plain PettingZoo AEC env (no MASE turn schedule) has a view only when its metadata sets
+``is_parallelizable``; then a step is a cycle of every live agent, as PettingZoo converts it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo.utils.conversions import aec_to_parallel_wrapper
+import numpy as np
+from pettingzoo import AECEnv, ParallelEnv
 
 from mase.actions import (
     ActionDictError,
@@ -27,28 +60,150 @@ from mase.actions import (
 )
 
 
-class ParallelView(aec_to_parallel_wrapper):
-    """A ``ParallelEnv`` of an AEC task whose agents act once each per round in turn order.
+def refusal(aec_env: AECEnv) -> str:
+    """Why ``aec_env`` has no parallel view, in a sentence; empty when it has one."""
+    base = aec_env.unwrapped
+    if getattr(base, "schedule", None) is not None and hasattr(base, "to_move"):
+        return ""  # a MASE task: its schedule says which moves are made at once
+    if aec_env.metadata.get("is_parallelizable", False):
+        return ""
+    return (
+        "it has no MASE turn schedule to group its moves by, and its metadata does not set "
+        "is_parallelizable (PettingZoo's mark for an env whose agents each act once a cycle)"
+    )
+
+
+def moves_at_once(aec_env: AECEnv) -> tuple[str, ...]:
+    """The seats that move in the next parallel step, in turn order (empty after the end).
+
+    A secret phase's seats still to move, or the rest of a round of an ``is_parallelizable``
+    task, or else the seat to act now alone (see the module docstring).
+    """
+    base = aec_env.unwrapped
+    if not aec_env.agents:
+        return ()
+    to_move = getattr(base, "to_move", None)
+    if to_move is None:  # a plain AEC env: a cycle of every live agent
+        return tuple(aec_env.agents)
+    if base.phase.secret or aec_env.metadata.get("is_parallelizable", False):
+        return tuple(to_move)
+    return tuple(to_move[:1])
+
+
+class ParallelView(ParallelEnv):
+    """A task as a PettingZoo ``ParallelEnv``: a step is a set of moves made at once.
 
     Args:
-        aec_env: the AEC env (``metadata["is_parallelizable"]`` true).
+        aec_env: the AEC env (a MASE task, or an AEC env whose metadata sets
+            ``is_parallelizable``).
+
+    Raises:
+        ValueError: ``aec_env`` has no parallel view (the message says why).
     """
 
+    def __init__(self, aec_env: AECEnv):
+        reason = refusal(aec_env)
+        if reason:
+            raise ValueError(f"no parallel view: {reason}")
+        self.aec_env = aec_env
+        self.possible_agents = list(aec_env.possible_agents)
+        self.metadata = aec_env.metadata
+        self.render_mode = getattr(aec_env, "render_mode", None)
+        if hasattr(aec_env, "state_space"):
+            self.state_space = aec_env.state_space
+        self.agents: list[str] = []
+        self._acting: tuple[str, ...] = ()
+        self._started = False
+
+    @property
+    def unwrapped(self) -> AECEnv:
+        """The task itself."""
+        return self.aec_env.unwrapped
+
+    def observation_space(self, agent: str) -> Any:
+        """The AEC env's observation space of ``agent`` (the same object on every call)."""
+        return self.aec_env.observation_space(agent)
+
+    def action_space(self, agent: str) -> Any:
+        """The AEC env's action space of ``agent`` (the same object on every call)."""
+        return self.aec_env.action_space(agent)
+
+    @property
+    def acting(self) -> tuple[str, ...]:
+        """The seats whose actions the next step plays (``infos[agent]["acting"]``)."""
+        return self._acting
+
+    def reset(
+        self, seed: int | None = None, options: dict | None = None
+    ) -> tuple[dict[str, Any], dict[str, dict]]:
+        """Start an episode; the observations and infos of every agent."""
+        aec = self.aec_env
+        aec.reset(seed=seed, options=options)
+        self._started = True
+        self.agents = list(aec.agents)
+        observations, infos = self._views()
+        return observations, infos
+
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        """Every live agent's action at once (see the module docstring).
+        """Every live agent's action at once; the moves of the step are played in turn order.
+
+        Returns observations, rewards (summed over the step's moves and what they caused),
+        terminations, truncations and infos, each keyed by the agents live before the step.
 
         Raises:
             ResetNeeded: before ``reset`` or after the episode's end.
             ActionDictError: ``actions`` is not a mapping of every live agent to its action
                 (the message names the missing and the unknown agents).
         """
-        base = self.aec_env.unwrapped
-        if not getattr(base, "_started", False):
+        aec = self.aec_env
+        if not self._started:
             raise ResetNeeded("call reset() before step()")
-        live = list(self.aec_env.agents)
+        live = list(aec.agents)
         if not live:
             raise ResetNeeded("the episode is over; call reset() to start a new one")
-        return super().step(self._checked(actions, live))
+        checked = self._checked(actions, live)
+        rewards = dict.fromkeys(live, 0.0)
+        for seat in moves_at_once(aec):
+            if not aec.agents or aec.terminations[seat] or aec.truncations[seat]:
+                break  # the episode ended on an earlier move of the step
+            if aec.agent_selection != seat:
+                raise RuntimeError(
+                    f"the parallel view expected {seat} to move, but {aec.agent_selection} is to "
+                    "act: a phase's seats must act in the order it lists them"
+                )
+            aec.step(checked[seat])
+            for agent, reward in aec.rewards.items():
+                if agent in rewards:
+                    rewards[agent] += reward
+        terminations = {a: bool(aec.terminations[a]) for a in live}
+        truncations = {a: bool(aec.truncations[a]) for a in live}
+        observations, infos = self._views()
+        while aec.agents and (
+            aec.terminations[aec.agent_selection] or aec.truncations[aec.agent_selection]
+        ):
+            aec.step(None)  # every agent is done: its dead step
+        self.agents = list(aec.agents)
+        if not self.agents:
+            self._acting = ()
+        return observations, rewards, terminations, truncations, infos
+
+    def _views(self) -> tuple[dict[str, Any], dict[str, dict]]:
+        """Every agent's observation and info now; an idle seat's mask allows only "wait"."""
+        aec = self.aec_env
+        self._acting = acting = moves_at_once(aec)
+        observations, infos = {}, {}
+        at_turn = getattr(aec.unwrapped, "observe_at_turn", None)
+        if aec.unwrapped is not aec or at_turn is None:  # a wrapper's observe has the last word
+            at_turn = aec.observe
+        for agent in aec.agents:
+            obs = at_turn(agent)
+            if acting and agent not in acting and isinstance(obs, dict) and "action_mask" in obs:
+                wait = np.zeros_like(obs["action_mask"])
+                wait[0] = 1
+                obs = {**obs, "action_mask": wait}
+            observations[agent] = obs
+            infos[agent] = {**aec.infos[agent], "acting": agent in acting}
+        return observations, infos
 
     def _checked(self, actions: Any, live: list[str]) -> dict[str, Any]:
         """``actions`` as a plain dict of exactly the live agents' actions, or the error."""
@@ -87,3 +242,15 @@ class ParallelView(aec_to_parallel_wrapper):
             ):
                 raise ActionDictError(f"{agent}'s action: {unclaimed_keys(action)}")
         return checked
+
+    def render(self) -> Any:
+        """The AEC env's picture."""
+        return self.aec_env.render()
+
+    def state(self) -> np.ndarray:
+        """The AEC env's global state."""
+        return self.aec_env.state()
+
+    def close(self) -> None:
+        """Close the AEC env."""
+        self.aec_env.close()

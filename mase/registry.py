@@ -20,7 +20,7 @@ import gymnasium
 from gymnasium.envs.registration import load_env_creator
 from pettingzoo import AECEnv, ParallelEnv
 
-from mase.parallel import ParallelView
+from mase.parallel import ParallelView, refusal
 
 SINGLE_AGENT_ENTRY_POINT = "mase.wrappers.single_agent:SingleAgentEnv"
 _AEC_KEY = "aec_entry_point"
@@ -187,20 +187,22 @@ def make(id: str, **kwargs: Any) -> AECEnv:
 
 
 def make_parallel(id: str, **kwargs: Any) -> ParallelEnv:
-    """Build the task as a PettingZoo ``ParallelEnv`` (one action per agent per round).
+    """Build the task as a PettingZoo ``ParallelEnv``: a step is a set of moves made at once.
 
-    The view checks each step's actions (:class:`mase.parallel.ParallelView`): one for every
-    live agent, none for anyone else.
+    A secret phase (votes, debate answers) is one step, a round of an ``is_parallelizable``
+    task is one step, any other turn is a step of its own; seats that do not act in a step
+    give an action that is ignored, and their ``action_mask`` allows only the first action, a
+    wait (:mod:`mase.parallel` has the whole convention). The view checks each step's actions
+    (:class:`mase.parallel.ParallelView`): one for every live agent, none for anyone else.
 
     Raises:
-        ValueError: the task's turns are not one action per agent per round in turn order
-            (a phase queue: ``metadata["is_parallelizable"]`` is false); use :func:`make`.
+        ValueError: the env has no parallel view (a plain AEC env with no MASE turn schedule
+            whose metadata does not set ``is_parallelizable``); the message says why. Use
+            :func:`make`.
     """
     env = make(id, **kwargs)
-    if not env.metadata.get("is_parallelizable", False):
+    reason = refusal(env)
+    if reason:
         env.close()
-        raise ValueError(
-            f"{id} is played in phases where only some agents act (its schedule is not "
-            "round-robin), so it has no parallel view; use mase.make for the AEC env"
-        )
+        raise ValueError(f"{id} has no parallel view: {reason}; use mase.make for the AEC env")
     return ParallelView(env)

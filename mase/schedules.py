@@ -25,6 +25,14 @@ secret=True)      have moved (simultaneous moves)                      once, Col
 PhaseQueue        the task says who acts next: ``next_phase()``        a leader, then a
                                                                        vote; SecretVote
 ================  ===================================================  ===================
+
+Every schedule has a parallel view (:func:`mase.make_parallel`, :mod:`mase.parallel`), whose
+steps the phases give: a secret phase is one step (its seats move at once and see each other's
+moves together, after it); a round of a round-robin task is one step (PettingZoo's
+``is_parallelizable``: the task may say otherwise, as one that ends mid-round does); any
+other phase is played a turn a step. A seat that does not act in a step is still a live agent:
+it gives an action, which is ignored, and its ``action_mask`` allows only the first action, a
+wait; ``infos[agent]["acting"]`` says which seats act.
 """
 
 from __future__ import annotations
@@ -64,8 +72,10 @@ class Phase:
 class Schedule(Protocol):
     """Produces the phases of an episode."""
 
-    #: Whether every round has every live agent act once, in ``agents`` order: PettingZoo's
-    #: parallel view (``mase.make_parallel``) needs it.
+    #: Whether every round has every live agent act once, in ``agents`` order (the default of
+    #: PettingZoo's ``metadata["is_parallelizable"]``): then a round's moves may be chosen at
+    #: once, and a parallel step (``mase.make_parallel``) is a whole round; otherwise a step is
+    #: a secret phase, or a single turn.
     parallelizable: bool
 
     def next_phase(self, env: TaskEnv, previous: Phase | None) -> Phase | None:

@@ -156,8 +156,9 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # the parallel view needs every agent to act once per round in turn order: say so
-        # from the schedule unless the task says it itself
+        # PettingZoo's mark that every agent acts once per round in turn order, so a round's
+        # moves may be chosen at once (the parallel view then steps a round at a time): from
+        # the schedule unless the task says it itself
         own = cls.__dict__.get("metadata", {})
         metadata = dict(cls.metadata)
         if "is_parallelizable" not in own:
@@ -504,6 +505,35 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     def phase(self) -> Phase:
         """The phase being played."""
         return self._phase
+
+    @property
+    def to_move(self) -> tuple[str, ...]:
+        """The seats still to act in this phase, the one to act now first (empty at the end).
+
+        The parallel view (:mod:`mase.parallel`) plays a secret phase's rest as one step.
+        """
+        if not self._started or self._ended_by or not self.agents:
+            return ()
+        return self._queue[self._cursor :]
+
+    def observe_at_turn(self, agent: str) -> dict[str, Any]:
+        """``agent``'s observation as its turn in this phase will show it.
+
+        For a seat still to move in a secret phase, the observation it gets when its turn
+        comes: no move of the phase reaches it before then, so it is the same now (the
+        parallel view shows it to every seat of the phase at once). Otherwise
+        :meth:`observe`.
+        """
+        phase = self._phase
+        if agent == self.agent_selection or not phase.secret or agent not in self.to_move:
+            return self.observe(agent)
+        saved = self.agent_selection, self._observed_turn
+        self.agent_selection = agent  # the task's views read whose turn it is from this
+        try:
+            return self.observe(agent)
+        finally:
+            # a turn view logged meanwhile was this seat's; the seat to act logs its own
+            self.agent_selection, self._observed_turn = saved
 
     def _close_phase(self) -> None:
         phase = self._phase

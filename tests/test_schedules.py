@@ -705,7 +705,7 @@ CHECKS = (
     "env_id, skipped",
     [
         ("tests/Relay-v0", set()),
-        ("tests/Council-v0", {"parallel_api_test", "parallel_seed_test", "max_cycles_test"}),
+        ("tests/Council-v0", {"max_cycles_test"}),  # a parallel step is a turn, not a round
         ("tests/RelayWithoutLimit-v0", {"max_cycles_test"}),
     ],
 )
@@ -717,11 +717,18 @@ def test_check_task_skips_only_the_checks_a_task_cannot_take(monkeypatch, env_id
     assert ran == [name for name in CHECKS if name not in skipped]
 
 
-def test_phase_queue_tasks_have_no_parallel_view():
+def test_a_phase_queue_of_open_phases_is_played_a_turn_a_parallel_step():
     assert mase.make("tests/Council-v0").metadata["is_parallelizable"] is False
     assert mase.make("tests/Relay-v0").metadata["is_parallelizable"] is True
-    with pytest.raises(ValueError, match="no parallel view"):
-        mase.make_parallel("tests/Council-v0")
+    env = mase.make_parallel("tests/Council-v0")
+    _, infos = env.reset(seed=0)
+    assert [a for a in SEATS if infos[a]["acting"]] == ["a"]  # the leader, alone
+    _, rewards, *_ = env.step({"a": 1, "b": 0, "c": 0})
+    assert env.unwrapped.said == [("lead", "a", 1)] and rewards == {"a": 1.0, "b": 0.0, "c": 0.0}
+    for seat in ("c", "b"):  # the answers, in the phase's order, each its own step
+        obs, rewards, _, _, infos = env.step(dict.fromkeys(SEATS, 1))
+        assert env.unwrapped.said[-1] == ("answer", seat, 1)
+    assert rewards == dict.fromkeys(SEATS, 2.0)  # the round's end, in the step that ended it
 
 
 def test_parallel_view_of_round_robin_tasks():

@@ -563,12 +563,10 @@ def test_state_is_every_seats_vector_in_every_obs_mode(env_id):
             env.step(move)
 
 
-@pytest.mark.parametrize(
-    "env_id", [i for i in TASKS if task_class(i).metadata["is_parallelizable"]]
-)
+@pytest.mark.parametrize("env_id", TASKS)
 def test_the_parallel_view_takes_one_action_for_every_live_agent_and_no_other(env_id):
     env = mase.make_parallel(env_id)
-    env.reset(seed=0)
+    _, infos = env.reset(seed=0)
     live = list(env.agents)
     for bad, named in (({}, live[0]), ({a: 0 for a in live[1:]}, live[0])):
         with pytest.raises(mase.actions.ActionDictError, match=f"no action for .*{named}"):
@@ -576,5 +574,102 @@ def test_the_parallel_view_takes_one_action_for_every_live_agent_and_no_other(en
     with pytest.raises(mase.actions.ActionDictError, match="'nobody'.*not live"):
         env.step({**dict.fromkeys(live, 0), "nobody": 0})
     assert env.unwrapped.turns == 0
+    acting = [a for a in live if infos[a]["acting"]]
+    assert acting and acting == list(env.acting)
     env.step(dict.fromkeys(live, 0))
-    assert env.unwrapped.turns == len(live)
+    assert env.unwrapped.turns == len(acting)  # the idle seats' actions were no moves
+
+
+def _play_parallel(env_id: str, seed: int, steps: int) -> list:
+    """A seeded episode of the parallel view, masked random actions: everything it returned."""
+    env = mase.make_parallel(env_id)
+    obs, infos = env.reset(seed=seed)
+    for i, agent in enumerate(env.possible_agents):
+        env.action_space(agent).seed(seed + i)
+    returned = [(obs, infos)]
+    for _ in range(steps):
+        if not env.agents:
+            break
+        actions = {}
+        for agent in env.agents:
+            mask = obs[agent].get("action_mask")
+            space = env.action_space(agent)
+            actions[agent] = space.sample(mask) if mask is not None else space.sample()
+        obs, *rest = env.step(actions)
+        returned.append((obs, *rest))
+    env.close()
+    return returned
+
+
+@pytest.mark.parametrize("env_id", TASKS)
+def test_the_parallel_view_keeps_its_conventions_through_a_seeded_episode(env_id):
+    """Idle seats: ``acting`` false and (with a mask) only the first action, a wait, allowed.
+
+    Two views with one seed return the same thing at every step of the episode
+    (``parallel_seed_test`` compares only the first step: it stops on ``any(terminations)``,
+    which is true of any non-empty dict).
+    """
+    from gymnasium.utils.env_checker import data_equivalence
+
+    first, second = (_play_parallel(env_id, seed=5, steps=60) for _ in range(2))
+    assert data_equivalence(first, second)
+    for obs, *_, infos in first:
+        acting = [a for a in obs if infos[a]["acting"]]
+        if not all(infos[a].get("acting") is False for a in obs if a not in acting):
+            raise AssertionError("every agent's info says whether it acts")
+        for agent, view in obs.items():
+            if agent in acting or "action_mask" not in view or not acting:
+                continue
+            wait = np.zeros_like(view["action_mask"])
+            wait[0] = 1
+            assert np.array_equal(view["action_mask"], wait), (agent, view["action_mask"])
+
+
+@pytest.mark.parametrize("env_id", TASKS)
+def test_the_parallel_view_plays_the_aec_game(env_id):
+    """A seeded parallel episode, mirrored move by move on the AEC env: the same game.
+
+    Each seat that acts in a step of a secret phase, or alone, was shown what the AEC env
+    shows it at its turn (a round of an ``is_parallelizable`` task is chosen from the
+    round's start, PettingZoo's convention); the rewards of a step are the AEC rewards of its
+    moves, summed; after the step, every seat sees what the AEC env shows it (the idle seats'
+    masks aside).
+    """
+    from gymnasium.utils.env_checker import data_equivalence
+
+    par, aec = mase.make_parallel(env_id), mase.make(env_id)
+    obs, _ = par.reset(seed=3)
+    aec.reset(seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        if not par.agents:
+            break
+        acting, base = par.acting, par.unwrapped
+        exact = base.phase.secret or len(acting) == 1
+        actions = {}
+        for agent in par.agents:
+            mask = obs[agent].get("action_mask")
+            legal = np.flatnonzero(mask) if mask is not None else []
+            actions[agent] = int(rng.choice(legal)) if len(legal) else ""
+        total = dict.fromkeys(par.agents, 0.0)
+        for seat in acting:
+            assert aec.agent_selection == seat
+            if exact:
+                assert data_equivalence(aec.observe(seat), obs[seat]), seat
+            aec.step(actions[seat])
+            for agent in total:
+                total[agent] += aec.rewards[agent]
+        obs, rewards, terminations, truncations, _ = par.step(actions)
+        assert rewards == pytest.approx(total)
+        assert terminations == {a: aec.terminations[a] for a in terminations}
+        for agent, view in obs.items():
+            shown = aec.observe(agent)
+            if agent not in par.acting and "action_mask" in view and par.acting:
+                shown = {**shown, "action_mask": view["action_mask"]}
+            if agent in par.acting and base.phase.secret:
+                continue  # compared at its turn, above
+            assert data_equivalence(shown, view), agent
+        while aec.agents and (
+            aec.terminations[aec.agent_selection] or aec.truncations[aec.agent_selection]
+        ):
+            aec.step(None)
