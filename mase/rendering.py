@@ -24,6 +24,7 @@ import functools
 import importlib
 import importlib.util
 import math
+import re
 import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -300,29 +301,26 @@ def _lines(spans: Spans, width: float, scale: float) -> list[list[tuple[str, Sty
     """Rich text wrapped into lines of runs (``text``, ``style``) no wider than ``width``."""
     lines: list[list[tuple[str, Style]]] = [[]]
     used = 0.0
-    for text, style in spans:
+    for words, style in spans:
         style = style.scaled(scale)
-        for k, part in enumerate(text.split("\n")):
-            if k:
+        for token in re.split(r"(\n| )", words):
+            if token == "\n":
                 lines.append([])
                 used = 0.0
-            for word in part.split(" ")[:-1] if part.endswith(" ") else part.split(" "):
-                lead = " " if lines[-1] and used else ""
-                w = measure(lead + word, style)
+            elif token == " ":
+                if lines[-1]:
+                    lines[-1].append((" ", style))
+                    used += measure(" ", style)
+            elif token:
+                w = measure(token, style)
                 if used and used + w > width:
                     lines.append([])
-                    used, lead = 0.0, ""
-                    w = measure(word, style)
-                pieces = wrap(word, width, style) if w > width else [word]
-                for n, piece in enumerate(pieces):
+                    used = 0.0
+                for n, piece in enumerate(wrap(token, width, style) if w > width else [token]):
                     if n:
                         lines.append([])
-                        used, lead = 0.0, ""
-                    lines[-1].append((lead + piece, style))
-                    used += measure(lead + piece, style)
-            if part.endswith(" "):
-                lines[-1].append((" ", style))
-                used += measure(" ", style)
+                    lines[-1].append((piece, style))
+                    used = measure(piece, style) if n else used + w
     return [_merged(line) for line in lines]
 
 

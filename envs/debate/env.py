@@ -130,6 +130,7 @@ class DebateEnv(TaskEnv):
     """
 
     metadata = {"name": "debate_v0", "render_modes": ["ansi", "human"]}
+    drawing = "mase.envs.debate.render:DRAWING"
     schedule = PhaseQueue()
     language_model = "mase.envs.debate.language_model:respond"
     scripted_policy = "mase.envs.debate.bots:DebateBot"
