@@ -19,8 +19,15 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 exclude_patterns = ["_build", "_ext", "training/*/*.json", "training/mappo-avalon/*/**"]
 html_theme = "alabaster"
-html_theme_options = {"description": "multi-agent collaboration tasks for LLM teams and MARL"}
+html_theme_options = {
+    "description": "multi-agent collaboration tasks for LLM teams and MARL",
+    "page_width": "1180px",  # the papers' tables and the argument tables need the room
+    "sidebar_width": "230px",
+}
 html_title = f"MASE {release}"
+# no copyright holder is named in the project (pyproject.toml: license MIT), so the footer
+# states none rather than a bare "©."
+html_show_copyright = False
 autodoc_member_order = "bysource"
 autodoc_default_options = {"members": True, "show-inheritance": True}
 autodoc_typehints = "description"

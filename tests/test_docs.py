@@ -68,3 +68,51 @@ def test_the_api_and_contract_pages_are_there(site):
         assert name in api
     assert "scene()" in text(site / "task_contract.html")
     assert (site / "_images").is_dir() and any((site / "_images").glob("*.png"))
+
+
+def section(page: str, title: str, end: str = "</section>") -> str:
+    """The text of a page's section, from its heading to the section's end."""
+    start = page.index(title)
+    return page[start : page.index(end, start)]
+
+
+def test_a_tasks_presets_tables_print_the_papers_figures_as_mase_eval_does(site):
+    """No ``None`` cell: a figure the paper does not give is ``n/a``, formatted like the CLI's."""
+    page = (site / "reference" / "tasks" / "SearchRescue-v0.html").read_text()
+    presets = section(page, "Presets and the paper")
+    assert "None" not in presets
+    assert "n/a" in presets  # the paper gives MAPPO's, CBS's and random's valid actions none
+    assert "43.3\u00a0±\u00a04.7" in presets and "90.0\u00a0±\u00a00.0" in presets  # {:.1f}
+    assert "ToM first order" in presets and "random-unmasked" in presets  # the rows' teams
+
+
+def test_every_tasks_arguments_are_a_table_of_its_constructors_parameters(site):
+    sys.path.insert(0, str(DOCS / "_ext"))
+    from mase_docs import task_arguments
+
+    for env_id in (i for package in mase.tasks.packages() for i in package.envs):
+        creator, _ = mase.registry.env_creator(env_id)
+        page = (site / "reference" / "tasks" / f"{env_id.split('/')[1]}.html").read_text()
+        table = section(page, ">Arguments<", "</table>")
+        header = re.sub(r"\s+", " ", text_of(table[: table.index("</thead>")]))
+        assert "argument" in header and "default" in header, env_id
+        names = set(re.findall(r'<span class="pre">(\w+)</span>', table))
+        assert {p.name for p in task_arguments(creator)} <= names, env_id
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"<[^>]+>", " ", html)
+
+
+def test_the_footer_names_no_empty_copyright(site):
+    footer = section((site / "index.html").read_text(), 'class="footer"', "</div>")
+    assert "©" not in footer and "&#169;" not in footer and "Sphinx" in footer
+
+
+def test_the_guides_and_every_tasks_page_are_on_the_site(site):
+    for page in ("getting_started", "from_other_libraries", "evaluation", "llm", "trust"):
+        assert (site / "guide" / f"{page}.html").is_file()
+    for page in ("search_rescue", "avalon", "debate", "deliberation", "agentverse", "craft"):
+        assert (site / "tasks" / f"{page}.html").is_file()
+    index = text(site / "index.html")
+    assert "Getting started" in index and "From PettingZoo, SB3 and RLlib" in index

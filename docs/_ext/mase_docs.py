@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import re
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 _SECTION = re.compile(r"^([A-Z][A-Za-z /'-]+):$")
@@ -32,8 +33,12 @@ def heading(text: str, mark: str) -> str:
     return f"{text}\n{mark * len(text)}\n"
 
 
-def docstring_sections(doc: str) -> str:
-    """A docstring in PettingZoo's layout as RST: each ``Name:`` section becomes a heading."""
+def docstring_sections(doc: str, render: dict[str, Callable[[str], str]] | None = None) -> str:
+    """A docstring in PettingZoo's layout as RST: each ``Name:`` section becomes a heading.
+
+    ``render`` maps a section's name to a function that writes its block's RST (by default the
+    block as it is).
+    """
     lines = doc.splitlines()
     out: list[str] = []
     i = 0
@@ -45,19 +50,171 @@ def docstring_sections(doc: str) -> str:
             while i < len(lines) and (not lines[i].strip() or lines[i].startswith(" ")):
                 block.append(lines[i])
                 i += 1
-            out += ["", heading(match.group(1), "-"), textwrap.dedent("\n".join(block)).strip(), ""]
+            name, body = match.group(1), textwrap.dedent("\n".join(block)).strip()
+            body = (render or {}).get(name, lambda text: text)(body)
+            out += ["", heading(name, "-"), body, ""]
             continue
         out.append(lines[i])
         i += 1
     return "\n".join(out).strip() + "\n"
 
 
-def _value(value: object) -> str:
-    if isinstance(value, tuple) and len(value) == 2:
-        return f"{value[0]} ± {value[1]}"
-    if isinstance(value, float) and 0 < value <= 1:
-        return f"{value:.1%}"
-    return str(value)
+def task_arguments(cls: type) -> list[inspect.Parameter]:
+    """The task's arguments: its ``__init__``'s, following ``**kwargs`` into its bases'."""
+    found: dict[str, inspect.Parameter] = {}
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        params = list(inspect.signature(init).parameters.values())[1:]
+        for param in params:
+            if param.kind not in (param.VAR_KEYWORD, param.VAR_POSITIONAL):
+                found.setdefault(param.name, param)
+        if not any(param.kind is param.VAR_KEYWORD for param in params):
+            break
+    return list(found.values())
+
+
+def argument_meanings(paragraph: str, names: set[str]) -> list[tuple[list[str], str]]:
+    """A docstring's run of arguments (``name`` (default): meaning. ``other``...) as rows.
+
+    A row starts at an argument's name at the paragraph's start or after ``. ``, ``, `` or
+    ``; `` outside parentheses; names with nothing of their own (``a``, ``b``: ...) share the
+    next one's meaning. Empty when the paragraph does not start with an argument's name.
+    """
+    text = " ".join(paragraph.split())
+    starts, depth, i = [], 0, 0
+    while i < len(text):
+        if text.startswith("``", i):
+            end = text.find("``", i + 2)
+            if end < 0:
+                break
+            name = text[i + 2 : end]
+            after_break = i == 0 or text[:i].endswith((". ", ", ", "; "))
+            if depth == 0 and name in names and after_break:
+                starts.append((i, end + 2, name))
+            i = end + 2
+            continue
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        i += 1
+    if not starts or starts[0][0] != 0:
+        return []
+    rows: list[tuple[list[str], str]] = []
+    waiting: list[str] = []
+    for k, (_, end, name) in enumerate(starts):
+        stop = starts[k + 1][0] if k + 1 < len(starts) else len(text)
+        meaning = text[end:stop].strip().rstrip(",;.").strip().removeprefix(":").strip()
+        if not meaning:
+            waiting.append(name)
+            continue
+        rows.append(([*waiting, name], meaning))
+        waiting = []
+    rows += [([name], "") for name in waiting]  # a list of names with no meaning of their own
+    return rows
+
+
+def without_default(meaning: str, default: object) -> str:
+    """A meaning without the leading ``(default, ...)`` that the default column already shows."""
+    if not meaning.startswith("(") or default is inspect.Parameter.empty:
+        return meaning
+    depth = 0
+    close = 0
+    for close, char in enumerate(meaning):  # noqa: B007 - the loop finds the closing paren
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            break
+    inner, rest = meaning[1:close], meaning[close + 1 :].lstrip(":.").strip()
+    if inner == "above":  # "``games`` (above)": the docstring's own section on it
+        inner = "see above"
+    for shown in dict.fromkeys(
+        [f"``{default!r}``", f'``"{default}"``', f"``{default}``", str(default)]
+    ):
+        if inner == shown:
+            inner = ""
+            break
+        if inner.startswith(shown) and inner[len(shown) : len(shown) + 2] in (", ", "; "):
+            inner = inner[len(shown) + 2 :]
+            break
+    else:
+        if rest:
+            return meaning
+    return ". ".join(part for part in (inner, rest) if part)
+
+
+#: What the core's own arguments mean, where a task's docstring says no more.
+CORE_ARGUMENTS = {
+    "obs_mode": '``"vector"``, ``"text"`` or ``"both"``: the parts of the observation Dict',
+    "max_cycles": "the core's round limit: the episode is truncated after it",
+    "render_mode": '``"ansi"`` (text), ``"human"`` (printed) or ``"rgb_array"`` (a picture)',
+}
+
+
+def _list_table(header: list[str], rows: list[list[str]], widths: str) -> str:
+    lines = [".. list-table::", "   :header-rows: 1", f"   :widths: {widths}", ""]
+    for row in [header, *rows]:
+        lines += [f"   * - {row[0] or ' '}", *(f"     - {cell or ' '}" for cell in row[1:])]
+    return "\n".join(lines) + "\n"
+
+
+def arguments_table(cls: type, registered: dict, prose: str = "") -> str:
+    """The task's arguments as a table (name, default, meaning), then the rest of ``prose``.
+
+    ``prose`` is the docstring's Arguments section: its doctests stay first, its run of
+    arguments fills the meaning column, its other paragraphs follow the table.
+    """
+    params = task_arguments(cls)
+    names = {p.name for p in params}
+    before, after, meanings = [], [], {}
+    for paragraph in re.split(r"\n\s*\n", prose.strip()) if prose.strip() else []:
+        rows = [] if paragraph.lstrip().startswith(">>>") else argument_meanings(paragraph, names)
+        if rows:
+            meanings.update({tuple(group): meaning for group, meaning in rows})
+        else:
+            (after if meanings else before).append(paragraph)
+    by_name = {name: group for group in meanings for name in group}
+    empty = inspect.Parameter.empty
+    default = {p.name: p.default for p in params}
+
+    def shown(name: str) -> str:
+        value = "" if default.get(name, empty) is empty else f"``{default[name]!r}``"
+        if name in registered and registered[name] != default.get(name):
+            value = f"``{registered[name]!r}`` here ({value or 'required'} by default)"
+        return value
+
+    table, done = [], set()
+    for param in params:
+        group = by_name.get(param.name, (param.name,))
+        if group in done:
+            continue
+        done.add(group)
+        cells = [", ".join(f"``{n}``" for n in group), "; ".join(dict.fromkeys(map(shown, group)))]
+        if meanings:
+            meaning = without_default(meanings.get(group, ""), default.get(group[0], empty))
+            cells.append(meaning or CORE_ARGUMENTS.get(group[0], ""))
+        table.append(cells)
+    header = ["argument", "default", "meaning"] if meanings else ["argument", "default"]
+    widths = "22 20 58" if meanings else "40 60"
+    note = [] if meanings else ["Their meanings are in the sections above.\n"]
+    return "\n\n".join([*before, *note, _list_table(header, table, widths), *after])
+
+
+#: Theory-of-Mind keys a paper row may state beside its columns, with their headers.
+_TOM_HEADERS = {
+    "tom_introspection": "ToM introspection",
+    "tom_first_order": "ToM first order",
+    "tom_second_order": "ToM second order",
+}
+
+
+def paper_cell(value: object, fmt: str) -> str:
+    """A paper's figure as ``mase eval`` prints it beside the measured one."""
+    if value is None:
+        return "n/a"  # the paper states the metric but gives no figure for this row
+    if isinstance(value, str):  # a paper's words ("55-80", "> 95")
+        return value
+    if isinstance(value, tuple):
+        return f"{fmt.format(value[0])}\u00a0±\u00a0{fmt.format(value[1])}"  # kept on one line
+    return fmt.format(value)
 
 
 def _csv_cell(text: str) -> str:
@@ -65,19 +222,47 @@ def _csv_cell(text: str) -> str:
 
 
 def paper_table(preset) -> str:
-    """The preset's paper numbers as an RST csv-table (rows: the paper's rows)."""
-    headers = {key: header for key, header, _ in preset.columns}
+    """The preset's paper numbers as an RST csv-table (rows: the paper's rows).
+
+    Each column has the preset's header and format (a condition's column names its
+    condition); ``n/a`` is a figure the paper does not give, ``-`` a metric its row lacks
+    (escaped: a lone ``-`` in a cell is a bullet list to RST).
+    """
+    columns = {key: (header, fmt) for key, header, fmt in preset.columns}
+    for key, header in _TOM_HEADERS.items():
+        columns.setdefault(key, (header, "{:.1%}"))
     keys = list(dict.fromkeys(k for row in preset.paper.values() for k in row))
+
+    def header(key: str) -> str:
+        name = columns.get(key, (key, "{}"))[0]
+        condition = key.partition("@")[2]
+        return f"{name} ({condition})" if condition and condition not in name.lower() else name
+
     lines = [
         f".. csv-table:: {preset.source}",
-        "   :header: "
-        + ", ".join(_csv_cell(h) for h in ["paper row", *(headers.get(k, k) for k in keys)]),
+        "   :header: " + ", ".join(_csv_cell(h) for h in ["paper row", *map(header, keys)]),
         "",
     ]
     for row, values in preset.paper.items():
-        cells = [row, *(_value(values[k]) if k in values else "" for k in keys)]
+        cells = [row]
+        for key in keys:
+            fmt = columns.get(key, (key, "{}"))[1]
+            cells.append(paper_cell(values[key], fmt) if key in values else "\\-")
         lines.append("   " + ", ".join(_csv_cell(c) for c in cells))
     return "\n".join(lines) + "\n"
+
+
+def teams_table(preset) -> str:
+    """The preset's rows: each row's team, what it adds, and the paper's row it faces."""
+    rows = []
+    for team in preset.teams:
+        adds = [name for name, on in (("messages", team.messages), ("probes", team.probes),
+                                      ("belief states", team.belief)) if on]  # fmt: skip
+        if team.needs_model:
+            adds.append("runs when ``--row-model`` gives it a model")
+        adds += [f"``{k}={v!r}``" for k, v in sorted(team.env_kwargs.items())]
+        rows.append([team.label, f"``{team.spec}``", ", ".join(adds), team.paper_row or "\\-"])
+    return _list_table(["row", "team", "with", "paper row"], rows, "22 30 30 18")
 
 
 def task_page(env_id: str) -> str:
@@ -100,15 +285,22 @@ def task_page(env_id: str) -> str:
     if own:
         parts.append("Its own policies: " + ", ".join(f"``{p}``" for p in own) + ".\n")
     env.close()
-    parts.append(docstring_sections(rest))
+
+    def arguments(prose: str) -> str:
+        return arguments_table(cls, kwargs, prose)
+
+    parts.append(docstring_sections(rest, {"Arguments": arguments}))
+    if not re.search(r"^Arguments:$", rest, re.M):
+        parts += [heading("Arguments", "-"), arguments("")]
     mine = [(n, load_preset(n)) for n in preset_names()]
     mine = [(n, p) for n, p in mine if p.env_id == env_id]
     if mine:
         parts.append(heading("Presets and the paper's numbers", "-"))
         for name, preset in mine:
-            rows = ", ".join(t.label for t in preset.teams)
-            parts.append(f"``mase eval --preset {name}``: {rows}.\n")
+            parts.append(f"``mase eval --preset {name}`` plays these rows:\n")
+            parts.append(teams_table(preset))
             if preset.paper:
+                parts.append("The paper's numbers, which ``mase eval`` prints beside its own:\n")
                 parts.append(paper_table(preset))
     package = cls.__module__.split(".")[2] if cls.__module__.startswith("mase.envs.") else ""
     if package in SCREENSHOTS:

@@ -1,0 +1,93 @@
+"""The README is a newcomer's one screen, true to the code; the docs' Markdown pages too.
+
+Its code block runs in ``tests/test_examples.py``; here: its length, its links, its extras and
+its commands' flags, against ``pyproject.toml`` and the ``mase`` command's own parser.
+"""
+
+import importlib
+import re
+import shlex
+import tomllib
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+import mase
+from mase.cli import build_parser
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+#: The Markdown pages a newcomer reads first, whose commands are checked like the README's.
+PAGES = [
+    README,
+    REPO / "docs" / "guide" / "getting_started.md",
+    REPO / "docs" / "guide" / "from_other_libraries.md",
+    REPO / "docs" / "guide" / "evaluation.md",
+]
+
+
+def test_the_readme_fits_on_a_few_screens_and_installs_before_its_first_table():
+    lines = README.read_text().splitlines()
+    assert len(lines) <= 300
+    install = next(i for i, line in enumerate(lines) if "pip install 'mase-suite[" in line)
+    first_code = next(i for i, line in enumerate(lines) if line.startswith("```python"))
+    assert install < 40 and install < first_code < 80
+
+
+def test_every_relative_link_in_the_readme_and_the_guides_resolves():
+    pages = [README, *(REPO / "docs").rglob("*.md")]
+    for page in pages:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
+            if target.startswith(("http://", "https://", "mailto:")):
+                continue
+            resolved = (page.parent / target).resolve()
+            generated = "reference" in resolved.relative_to(REPO).parts  # make docs writes it
+            assert generated or resolved.exists(), f"{page.relative_to(REPO)}: {target}"
+
+
+def test_the_readmes_extras_are_pyprojects():
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    text = README.read_text()
+    listed = set(re.findall(r"^\| `([\w-]+)`", text, re.M)) | set(
+        re.findall(r"^\| `[\w-]+`, `([\w-]+)`", text, re.M)
+    )
+    assert listed == set(extras), sorted(listed ^ set(extras))  # each extra, and only those
+    installed = re.search(r"`make test` installs `([\w,]+)`", text).group(1).split(",")
+    makefile = (REPO / "Makefile").read_text()
+    assert f'-e ".[{",".join(installed)}]"' in makefile
+
+
+def trainer_args(name: str) -> type:
+    module_name, _ = mase.baselines.TRAINERS[name]
+    pytest.importorskip("torch")
+    return importlib.import_module(module_name).Args
+
+
+def commands(page: Path) -> list[list[str]]:
+    """Every ``mase ...`` command line of a page's bash blocks (continuations joined)."""
+    out = []
+    for block in re.findall(r"```bash\n(.*?)```", page.read_text(), re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line.startswith("mase "):
+                out.append(shlex.split(line)[1:])
+    return out
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_mase_command_on_the_page_parses_with_the_flags_it_names(page):
+    parser = build_parser()
+    subcommands = next(a for a in parser._actions if a.dest == "command").choices
+    found = commands(page)
+    assert found or page.name == "from_other_libraries.md"
+    for argv in found:
+        assert argv[0] in subcommands, argv
+        options = subcommands[argv[0]]._option_string_actions
+        if argv[0] == "train":  # a trainer's options are its Args dataclass's fields
+            options = {"--" + f.name.replace("_", "-") for f in fields(trainer_args(argv[1]))}
+        flags = [a.split("=")[0] for a in argv if a.startswith("--")]
+        unknown = [flag for flag in flags if flag not in options]
+        assert not unknown, f"{page.name}: mase {' '.join(argv)}: {unknown}"
