@@ -62,7 +62,7 @@ def _matplotlib() -> types.SimpleNamespace:
 
         matplotlib.use("Agg")
         from matplotlib import ft2font
-        from matplotlib.backends.backend_agg import RendererAgg
+        from matplotlib.backends.backend_agg import RendererAgg, get_hinting_flag
         from matplotlib.colors import to_rgba
         from matplotlib.font_manager import FontProperties, findfont, get_font
         from matplotlib.patches import BoxStyle
@@ -82,6 +82,7 @@ def _matplotlib() -> types.SimpleNamespace:
         BoxStyle=BoxStyle,
         Path=Path,
         Affine2D=Affine2D,
+        hinting=get_hinting_flag(),
         no_hinting=flags.NO_HINTING if flags is not None else ft2font.LOAD_NO_HINTING,
     )
 
@@ -104,11 +105,12 @@ class _Face:
 
     def __init__(self, bold: bool, mono: bool):
         mpl = _matplotlib()
-        self._no_hinting = mpl.no_hinting
+        self._no_hinting, self._hinting = mpl.no_hinting, mpl.hinting
         family = "monospace" if mono else "sans-serif"
         self.props = mpl.FontProperties(family=family, weight="bold" if bold else "normal")
         self._font = mpl.get_font(mpl.findfont(self.props))
         self._advance: dict[str, float] = {}
+        self._glyphs: dict[tuple[str, float], tuple[np.ndarray, float, float]] = {}
 
     def clean(self, text: str) -> str:
         """``text`` with what the face cannot draw replaced: tabs by spaces, the rest by ``?``."""
@@ -126,6 +128,25 @@ class _Face:
                 self._advance[c] = glyph.linearHoriAdvance / 65536
             out.append(c)
         return "".join(out)
+
+    def glyph(self, char: str, size: float) -> tuple[np.ndarray, float, float]:
+        """A clean character at ``size``: its grey bitmap, left offset and descent (cached)."""
+        key = (char, size)
+        if key not in self._glyphs:
+            if len(self._glyphs) > 20_000:
+                self._glyphs.clear()
+            font = self._font
+            font.clear()
+            font.set_size(size, 72)
+            font.set_text(char, 0, flags=self._hinting)
+            font.draw_glyphs_to_bitmap(antialiased=True)
+            image = font.get_image().copy()
+            self._glyphs[key] = image, font.get_bitmap_offset()[0] / 64, font.get_descent() / 64
+        return self._glyphs[key]
+
+    def advance(self, char: str) -> float:
+        """How far a clean character moves the pen at size 100."""
+        return self._advance[char]
 
     def width(self, text: str, size: float) -> float:
         """The width of clean ``text`` at ``size`` pixels (kerning aside: within a percent)."""
@@ -251,22 +272,36 @@ class Canvas:
         text = face.clean(text.replace("\n", " "))
         room = {"start": self.width - x, "middle": 2 * min(x, self.width - x), "end": x}[anchor]
         room = min(room, max_width) if max_width is not None else room
-        width = measure(text, style)
+        width = measure(text.rstrip(), style)
         if width > room > 0:
             style = style._replace(size=max(style.size * room / width, style.size / 2))
-            while text and measure(text, style) > room:
-                text = text[: max(0, len(text) - max(1, len(text) // 10))].rstrip() + "…"
+            while text and measure(text.rstrip(), style) > room:
+                text = text[: max(0, len(text) - max(1, len(text) // 20))].rstrip() + "…"
                 text = text if len(text) > 1 else ""
-            width = measure(text, style)
+        width = face.width(text, style.size)  # where the next run starts: no margin
         left = {"start": x, "middle": x - width / 2, "end": x - width}[anchor]
         if text.strip():
-            gc = self._renderer.new_gc()
-            gc.set_foreground(self._rgba(style.colour), isRGBA=True)
-            props = face.props.copy()
-            props.set_size(style.size)
-            self._renderer.draw_text(gc, left, y, text, props, 0)
-            gc.restore()
+            self._glyphs(face, text, left, y, style)
         return width
+
+    def _glyphs(self, face: _Face, text: str, x: float, y: float, style: Style) -> None:
+        """Each character's cached bitmap set at its place on the baseline ``y``.
+
+        matplotlib's own ``draw_text`` lays out and renders every glyph anew on each call
+        (some 10 µs a character in 3.11), which a page of dialogue cannot afford.
+        """
+        gc = self._renderer.new_gc()
+        gc.set_foreground(self._rgba(style.colour), isRGBA=True)
+        size = round(style.size * 4) / 4
+        scale = size / 100
+        draw_image = self._renderer._renderer.draw_text_image
+        for char in text:
+            if char != " ":
+                image, dx, descent = face.glyph(char, size)
+                if image.size:  # draw_text_image's y is the bitmap's bottom edge
+                    draw_image(image, round(x + dx), round(y + descent) + 1, 0, gc)
+            x += face.advance(char) * scale
+        gc.restore()
 
     def pixels(self) -> np.ndarray:
         """The frame as a ``(height, width, 3)`` uint8 array."""
@@ -332,6 +367,10 @@ def _merged(line: list[tuple[str, Style]]) -> list[tuple[str, Style]]:
             out[-1] = (out[-1][0] + text, style)
         else:
             out.append((text, style))
+    while out and not out[-1][0].rstrip():  # the space a line broke at is not drawn
+        out.pop()
+    if out:
+        out[-1] = (out[-1][0].rstrip(), out[-1][1])
     return out
 
 
@@ -339,8 +378,9 @@ def _merged(line: list[tuple[str, Style]]) -> list[tuple[str, Style]]:
 class Para(Block):
     """A paragraph of rich text (``(text, style)`` spans), wrapped to the page's width.
 
-    ``indent`` moves it right; ``bar`` draws a bar of that colour down its left side on a white
-    ground (the replay page's messages); ``box`` a grey frame around it (its ``pre`` blocks).
+    ``indent`` moves it right and ``marker`` (a list's number or bullet) goes in the indent of
+    its first line; ``bar`` draws a bar of that colour down its left side on a white ground (the
+    replay page's messages); ``box`` a grey frame around it (its ``pre`` blocks).
     """
 
     spans: Spans
@@ -349,6 +389,7 @@ class Para(Block):
     box: bool = False
     gap: float = 6.0
     line_height: float = 1.4
+    marker: str = ""
 
     def layout(self, width: float, scale: float, max_height: float = math.inf) -> Laid:
         """The paragraph's lines at ``width`` (less its indent and padding) and ``scale``."""
@@ -370,14 +411,22 @@ class Para(Block):
                 canvas.rect(left, y, width - self.indent * scale, height, "#ffffff")
                 canvas.rect(left, y, 3 * scale, height, self.bar)
             top = y + pad
-            for line, h in zip(lines, heights, strict=True):
+            for k, (line, h) in enumerate(zip(lines, heights, strict=True)):
                 at = left + pad
                 for text, style in line:
                     baseline = top + h / 2 + style.size * 0.36
-                    at += canvas.text(at, baseline, text, style, max_width=inner)
+                    if self.marker and not k and at == left + pad:
+                        marker = PLAIN._replace(size=style.size, colour=style.colour)
+                        canvas.text(left - 6 * scale, baseline, self.marker, marker, "end")
+                    at += canvas.text(at, baseline, text, style, max_width=inner + left + pad - at)
                 top += h
 
         return Laid(height, draw)
+
+
+def inline(words: str) -> str:
+    """``words`` as HTML shows text outside ``pre``: each run of white space one space."""
+    return " ".join(words.split())
 
 
 def text(words: str, style: Style = PLAIN, **kwargs: Any) -> Para:

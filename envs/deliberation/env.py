@@ -41,6 +41,7 @@ class DeliberationEnv(TaskEnv):
     """
 
     schedule = PhaseQueue()
+    drawing = "mase.envs.deliberation.render:DRAWING"
     language_model = "mase.envs.deliberation.language_model:respond"
     tom_probes = "mase.envs.deliberation.tom:PROBES"
     scripted_policy = "mase.envs.deliberation.bots:Deliberator"
