@@ -416,7 +416,7 @@ class Para(Block):
                 for text, style in line:
                     baseline = top + h / 2 + style.size * 0.36
                     if self.marker and not k and at == left + pad:
-                        marker = PLAIN._replace(size=style.size, colour=style.colour)
+                        marker = PLAIN._replace(size=style.size)
                         canvas.text(left - 6 * scale, baseline, self.marker, marker, "end")
                     at += canvas.text(at, baseline, text, style, max_width=inner + left + pad - at)
                 top += h

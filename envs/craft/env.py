@@ -170,6 +170,7 @@ class CraftEnv(TaskEnv):
     """
 
     metadata = {"name": "craft_v0", "render_modes": ["ansi", "human"]}
+    drawing = render.DRAWING
     scripted_policy = "mase.envs.craft.scripted:ScriptedCrafter"
     language_model = "mase.envs.craft.language_model:respond"
     policies = {"planner": "mase.envs.craft.planner:policy"}
