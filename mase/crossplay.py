@@ -14,6 +14,11 @@ directory under ``out`` (``config.json``, ``episodes.jsonl``, ``summary.json``),
 interrupted matrix resumes cell by cell and episode by episode (``resume=True``), and
 ``crossplay.json`` holds the matrix. A pairing that cannot be seated (a checkpoint trained for
 the other side) is a cell with its reason, not the end of the matrix.
+
+Each cell's interval is the one its metric's kind calls for (:func:`mase.stats.interval`:
+Wilson for a proportion such as a side's wins, the percentile bootstrap of the mean for a
+score), so it never leaves the metric's range; the table's last line says which, and warns
+when the episodes are too few for it to mean much.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import textwrap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +42,9 @@ class Cell:
         row, column: the two policies.
         team: the team spec played.
         mean: the metric's mean over the episodes (``None`` when the cell failed).
-        ci95: its Student t 95% interval (``None`` with fewer than two episodes).
+        ci95: its 95% interval, inside the metric's range (``None`` with one episode).
+        method: how the interval was made (a key of :data:`mase.stats.METHODS`), or ``""``.
+        note: why the interval means little (too few episodes), or ``""``.
         n: episodes measured.
         error: why the cell could not be played, or ``""``.
     """
@@ -48,13 +56,17 @@ class Cell:
     ci95: tuple[float, float] | None = None
     n: int = 0
     error: str = ""
+    method: str = ""
+    note: str = ""
 
 
 @dataclass
 class CrossPlay:
     """The matrix: rows and columns of policies, each cell's result on ``metric``.
 
-    ``policies`` are the rows; ``columns`` the columns (the same list unless given apart).
+    ``policies`` are the rows; ``columns`` the columns (the same list unless given apart);
+    ``label`` is the metric's name for people (with its unit) and ``range`` its bounds, as the
+    task declares them (:meth:`mase.task.TaskEnv.metric_specs`).
     """
 
     env_id: str
@@ -66,9 +78,22 @@ class CrossPlay:
     seed: int
     cells: list[Cell] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)
+    label: str = ""
+    range: tuple[float | None, float | None] = (None, None)
 
     def __post_init__(self) -> None:
         self.columns = list(self.columns or self.policies)
+        self.label = self.label or self.metric
+
+    def methods(self) -> str:
+        """How the cells' intervals were made, in a line (:func:`mase.stats.methods_line`)."""
+        from mase.stats import Interval, methods_line
+
+        return methods_line(
+            Interval(c.mean or 0.0, *(c.ci95 or (None, None)), c.n, c.method, c.note)
+            for c in self.cells
+            if c.mean is not None
+        )
 
     def cell(self, row: str, column: str) -> Cell:
         """The cell of ``row`` with ``column``."""
@@ -97,6 +122,8 @@ class CrossPlay:
         failed = [c for c in self.cells if c.error]
         for c in failed:
             text.append(f"n/a: {c.row} with {c.column}: {c.error}")
+        if any(c.mean is not None for c in self.cells):
+            text.append(textwrap.fill(self.methods(), 100))
         return "\n".join(text)
 
     def to_json(self) -> dict[str, Any]:
@@ -201,9 +228,12 @@ def crossplay(
                 summary = None
             played.append((cell, summary))
     metric = metric or _headline(env, [s for _, s in played if s is not None])
+    declared = env.unwrapped.metric_specs().get(metric)
     result = CrossPlay(
-        env_id, metric, list(policies), row_role, column_role, episodes, seed, columns=columns
-    )
+        env_id, metric, list(policies), row_role, column_role, episodes, seed, columns=columns,
+        label=declared.label if declared else metric,
+        range=declared.range if declared else (None, None),
+    )  # fmt: skip
     for cell, summary in played:
         if summary is not None:
             _fill(cell, summary, metric)
@@ -227,50 +257,61 @@ def _fill(cell: Cell, summary: dict, metric: str) -> None:
             else f"no metric {metric!r} in its records (metrics: {known})"
         )
         return
+    from mase.report.tables import entry_interval
+
+    ci = entry_interval(stats)
     cell.mean, cell.n = float(stats["mean"]), int(stats["n"])
-    half = stats.get("ci95")  # the t interval's half-width
-    cell.ci95 = None if half is None else (cell.mean - half, cell.mean + half)
+    if ci is not None:
+        cell.ci95 = None if ci.low is None else (ci.low, ci.high)
+        cell.method, cell.note = ci.method, ci.note
     if failed:
         cell.error = f"{failed} episode(s) failed and are left out"
 
 
 def plot_crossplay(result: CrossPlay, out: str | os.PathLike) -> Path:
-    """A heatmap of the matrix: each cell's mean, and its 95% interval's half-width under it."""
-    try:
-        import matplotlib
+    """A heat map of the matrix: each cell's mean, and its 95% interval under it.
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError("plots need matplotlib: pip install 'mase-suite[rl]'") from None
+    The colour scale spans the metric's range where the task declares it.
+
+    Raises:
+        mase.report.plots.PlottingUnavailable: matplotlib is missing (the message names the
+            ``plot`` extra).
+    """
     import numpy as np
 
+    from mase.report.plots import pyplot
+
+    plt = pyplot()
     rows, columns = result.policies, result.columns
     values = np.full((len(rows), len(columns)), np.nan)
     for i, row in enumerate(rows):
         for j, column in enumerate(columns):
             mean = result.cell(row, column).mean
             values[i, j] = np.nan if mean is None else mean
-    fig, ax = plt.subplots(figsize=(3.2 + 1.5 * len(columns), 1.2 + 1.2 * len(rows)))
-    image = ax.imshow(np.ma.masked_invalid(values), cmap="viridis", aspect="auto")
-    fig.colorbar(image, ax=ax, label=result.metric)
+    fig, ax = plt.subplots(figsize=(3.6 + 1.6 * len(columns), 1.9 + 1.2 * len(rows)))
     finite = values[np.isfinite(values)]
-    middle = (finite.min() + finite.max()) / 2 if finite.size else 0.0
+    low, high = result.range
+    vmin = low if low is not None else (finite.min() if finite.size else 0.0)
+    vmax = high if high is not None else (finite.max() if finite.size else 1.0)
+    image = ax.imshow(np.ma.masked_invalid(values), cmap="viridis", aspect="auto",
+                      vmin=vmin, vmax=vmax if vmax > vmin else vmin + 1)  # fmt: skip
+    fig.colorbar(image, ax=ax, label=result.label)
     for i, row in enumerate(rows):
         for j, column in enumerate(columns):
             c = result.cell(row, column)
             if c.mean is None:
                 text, colour = "n/a", "black"
             else:
-                half = f"\n± {(c.ci95[1] - c.ci95[0]) / 2:.3g}" if c.ci95 else ""
-                text = f"{c.mean:.3g}{half}"
-                colour = "black" if c.mean > middle else "white"
+                bounds = f"\n[{c.ci95[0]:.3g}, {c.ci95[1]:.3g}]" if c.ci95 else ""
+                text = f"{c.mean:.3g}{bounds}"
+                colour = "black" if c.mean > (vmin + vmax) / 2 else "white"
             ax.text(j, i, text, ha="center", va="center", color=colour, fontsize=10)
     ax.set_xticks(range(len(columns)), columns)
     ax.set_yticks(range(len(rows)), rows)
     ax.set_xlabel(result.column_role)
     ax.set_ylabel(result.row_role)
-    ax.set_title(f"{result.env_id}: {result.metric} ({result.episodes} episodes a cell, 95% CI)")
+    title = f"{result.env_id}: {result.label}, {result.episodes} episodes a cell"
+    ax.set_title(title + "\n" + textwrap.fill(result.methods(), 70), fontsize=8)
     fig.tight_layout()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -70,6 +70,7 @@ from mase.knowledge import KnowledgeTracker
 from mase.language import TaskLanguage
 from mase.schedules import Phase, PhaseQueue, RoundRobin, Schedule
 from mase.spaces import check_obs_mode, clean_text, observation_space
+from mase.stats import Metric, rate
 
 __all__ = [
     "ActionParse",
@@ -142,6 +143,10 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
     #: The headline columns of ``mase eval`` and ``mase report`` tables for this task:
     #: ``(metric key, header, format)``; empty: score, rounds and the valid-action rate.
     table_columns: tuple[tuple[str, str, str], ...] = ()
+    #: What the task's own metrics are (:class:`mase.stats.Metric`): a name for people with
+    #: its unit, a kind (a proportion of episodes, or a bounded number) and a range. They pick
+    #: each metric's interval and draw its axis; :meth:`metric_specs` adds the shared ones.
+    metric_kinds: Mapping[str, Metric] = {}
     #: ``"module:attribute"`` of the task's built-in Theory-of-Mind probe hooks (a sequence).
     tom_probes: str | None = None
     #: The sides :meth:`side_of` deals, when seats are dealt sides per episode (a team spec
@@ -644,6 +649,24 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
             "invalid_actions": self._invalid,
             "valid_action_rate": self.valid_action_rate,
             "ended_by": self._ended_by,
+        }
+
+    def metric_specs(self) -> dict[str, Metric]:
+        """Every metric of :meth:`metrics` this env declares: the shared ones and the task's.
+
+        A task whose ranges depend on its arguments (a maximum score) extends this.
+        """
+        limit = float(self.max_cycles) if self.max_cycles is not None else None
+        return {
+            "rounds": Metric("Rounds per episode", "bounded", 0.0, limit),
+            "turns": Metric("Turns per episode", "bounded", 0.0, None),
+            "invalid_actions": Metric("Invalid actions per episode", "bounded", 0.0, None),
+            "valid_action_rate": rate("Valid-action rate (share of turns)"),
+            # what a belief-writing agent's beliefs got right (mase.wrappers.BeliefState)
+            "belief_accuracy": rate("Belief accuracy (share of stated facts true)"),
+            "belief_recall": rate("Belief recall (share of facts seen or told kept)"),
+            "belief_oracle_agreement": rate("Belief agreement with the oracle (share of facts)"),
+            **self.metric_kinds,
         }
 
     @property

@@ -21,9 +21,8 @@ from mase.report import (
     render_tables,
     results_table,
     summarize,
-    t_interval,
-    t_quantile,
 )
+from mase.stats import Metric, proportion
 
 
 def write_metrics(path):
@@ -67,48 +66,23 @@ def test_report_table_from_summary(tmp_path, capsys):
     assert "90.0 ± 0.0" in capsys.readouterr().out
 
 
-# -- statistics: the t interval ---------------------------------------------------------------
-
-# Student t quantiles from the printed table (and scipy.stats.t.ppf, to more places)
-T_975 = {1: 12.706204736174694, 4: 2.7764451051977934, 29: 2.045229642132703}
-T_TABLE = {  # df: (t 0.975, t 0.9), scipy.stats.t.ppf
-    2: (4.302652729749462, 1.8856180831641272),
-    3: (3.1824463052837078, 1.637744353696209),
-    5: (2.5705818356363146, 1.4758840488244815),
-    9: (2.262157162798205, 1.3830287383966329),
-    100: (1.9839715185235518, 1.290074761346516),
-    1000: (1.9623390808264083, 1.2823987214609247),
-}
+# -- statistics: intervals by the metric's kind ------------------------------------------------
 
 
-@pytest.mark.parametrize(("n", "table"), [(2, 12.706), (5, 2.776), (30, 2.045)])
-def test_ci95_is_the_student_t_interval(n, table):
-    scores = [10.0 * i + (i % 3) for i in range(n)]
-    metric = summarize([{"episode": i, "metrics": {"score": s}} for i, s in enumerate(scores)])[
-        "metrics"
-    ]["score"]
-    assert t_quantile(0.975, n - 1) == pytest.approx(table, abs=5e-4)
-    assert t_quantile(0.975, n - 1) == pytest.approx(T_975[n - 1], rel=1e-12)
-    std = np.std(scores, ddof=1)
-    assert metric["std"] == pytest.approx(std)
-    assert metric["ci95"] == pytest.approx(table * std / np.sqrt(n), rel=2e-4)
-    low, high = t_interval(metric["mean"], metric["std"], n)
-    assert (high - low) / 2 == pytest.approx(metric["ci95"])
-
-
-@pytest.mark.parametrize("df", sorted(T_TABLE))
-def test_t_quantile_matches_scipy(df):
-    upper, ninety = T_TABLE[df]
-    assert t_quantile(0.975, df) == pytest.approx(upper, rel=1e-12)
-    assert t_quantile(0.9, df) == pytest.approx(ninety, rel=1e-12)
-    assert t_quantile(0.025, df) == pytest.approx(-upper, rel=1e-12)
-    assert t_quantile(0.5, df) == 0.0
-
-
-def test_t_quantile_refuses_nonsense():
-    for p, df in [(0.0, 3), (1.0, 3), (0.9, 0), (0.9, 2.5)]:
-        with pytest.raises(ValueError):
-            t_quantile(p, df)
+def test_a_summary_interval_follows_the_metric_kind():
+    records = [{"episode": i, "metrics": {"won": float(i % 3 == 0), "score": 10.0 * i}}
+               for i in range(12)]  # fmt: skip
+    declared = {"won": proportion("won"), "score": Metric("Score (points)", "bounded", 0, 110)}
+    metrics = summarize(records, declared)["metrics"]
+    won, score = metrics["won"], metrics["score"]
+    assert won["ci95_method"] == "wilson" and won["kind"] == "proportion"
+    assert won["range"] == [0.0, 1.0] and 0.0 <= won["ci95"][0] < 4 / 12 < won["ci95"][1] <= 1.0
+    assert score["ci95_method"] == "bootstrap" and score["label"] == "Score (points)"
+    assert 0.0 <= score["ci95"][0] < score["mean"] < score["ci95"][1] <= 110.0
+    assert score["ci95_note"] == ""  # 12 episodes are enough not to be warned
+    undeclared = summarize(records)["metrics"]["won"]  # the bootstrap: within the episodes
+    assert undeclared["ci95_method"] == "bootstrap" and "kind" not in undeclared
+    assert 0.0 <= undeclared["ci95"][0] <= undeclared["ci95"][1] <= 1.0
 
 
 def test_one_episode_has_no_interval():
@@ -215,8 +189,10 @@ def test_report_labels_columns_and_tells_runs_apart(tmp_path, capsys):
     assert "score (mean ± sd)" in header and "run" in header.split()
     assert str(tmp_path / "a" / "random") in out and str(tmp_path / "b" / "random") in out
     assert "20.0 ± 10.0" in out and "50.0 ± 10.0" in out  # the means and stds as before
-    # n = 3: mean ± t(0.975, 2) * 10 / sqrt(3) = 20 ± 24.8
-    assert "[-4.8, 44.8]" in out
+    # n = 3: a t interval, 20 ± 24.8, would go below any score; the bootstrap's stays in
+    # [10, 30], the lowest and highest mean of three resampled episodes (each 1/27 > 2.5%)
+    assert "[10.0, 30.0]" in out and "bootstrap" in out
+    assert "n=3: too few episodes for the interval to mean much" in out
     assert "Probability of improvement on score" in out
     row = next(line for line in out.splitlines() if line.startswith("random ("))
     assert "0.00" in row  # every episode of a scored lower than every one of b
@@ -234,8 +210,9 @@ def test_report_probability_of_improvement_over_a_chosen_metric(tmp_path, capsys
     write_run(tmp_path / "y", "y", [10, 20, 30, 40])
     write_run(tmp_path / "z", "z", [90, 90], env_id="mase/Other-v0")  # another task: no pair
     assert main(["report", str(tmp_path), "--format", "json"]) == 0
-    tables = json.loads(capsys.readouterr().out)
-    assert tables["improvement"] == [
+    tables = json.loads(capsys.readouterr().out)  # two tasks: a set of tables each
+    assert "results mase/Other-v0" in tables and "improvement mase/Other-v0" not in tables
+    assert tables["improvement mase/SearchRescue-v0"] == [
         {
             "X": "x",
             "Y": "y",
@@ -301,20 +278,79 @@ def test_version(capsys):
 # -- evaluation plots ---------------------------------------------------------------------------
 
 
-def test_evaluation_panels_carry_each_teams_mean_and_t_interval(tmp_path):
-    from mase.report.plots import evaluation_panels
+def _columns(env_id):
+    return mase.make(env_id).unwrapped.table_columns or (
+        ("score", "score", "{:.1f}"), ("rounds", "rounds", "{:.1f}"),
+        ("valid_action_rate", "valid action", "{:.1%}"),
+    )  # fmt: skip
+
+
+def _whiskers(ax):
+    """The (low, high) of every error bar drawn on ``ax``."""
+    out = []
+    for container in ax.containers:
+        bars = getattr(container, "errorbar", None) or container
+        for collection in getattr(bars, "lines", ((), (), ()))[2]:
+            out += [(seg[:, 1].min(), seg[:, 1].max()) for seg in collection.get_segments()]
+    return out
+
+
+def test_report_plot_panels_are_one_task_each_named_for_people_inside_the_range(tmp_path):
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from mase.report.plots import evaluation_figure, evaluation_panels
 
     for team in ("scripted", "random"):
-        mase.evaluate("mase/SearchRescue-v0", team, episodes=4, out=tmp_path / team)
+        mase.evaluate("mase/SearchRescue-v0", team, episodes=3, out=tmp_path / "sr" / team)
+    mase.evaluate("mase/Avalon-v0", "scripted", episodes=2, out=tmp_path / "avalon")
     summaries = load_summaries([tmp_path])
-    panels = evaluation_panels(summaries, [("score", "score", "{:.1f}"), ("nope", "x", "")])
-    assert [p["kind"] for p in panels] == ["bars"]  # a metric no team has draws no panel
-    bars = {team: (mean, low, high) for team, mean, low, high in panels[0]["series"]}
-    for s in summaries:
-        m = s["metrics"]["score"]
-        assert bars[s["team"]] == pytest.approx(
-            (m["mean"], m["mean"] - m["ci95"], m["mean"] + m["ci95"])
-        )
+    tasks = ("mase/SearchRescue-v0", "mase/Avalon-v0")
+    columns = {env_id: _columns(env_id) for env_id in tasks}
+    panels = evaluation_panels(summaries, columns)
+    for panel in panels:  # one task a panel: its runs alone (two teams of SR, one of Avalon)
+        assert len(panel["series"]) == {tasks[0]: 2, tasks[1]: 1}[panel["task"]]
+    titles = [p["title"] for p in panels]
+    assert "mase/SearchRescue-v0: Score (points)" in titles
+    assert "mase/Avalon-v0: Good side's wins (share of games)" in titles  # Avalon's headline
+    assert "mase/SearchRescue-v0: Rounds per episode" in titles
+    for task in tasks:  # a metric both tasks measure: a panel each, never one axis
+        assert f"{task}: Valid-action rate (share of turns)" in titles
+    fig = evaluation_figure(summaries, columns)
+    drawn = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
+    assert [ax.get_title() for ax in drawn] == titles
+    for ax, panel in zip(drawn, panels, strict=True):
+        title = ax.get_title()
+        assert sum(task in title for task in tasks) == 1
+        assert "_" not in title.split(": ", 1)[1]  # no raw metric key
+        low, high = panel["range"]
+        bottom, top = ax.get_ylim()
+        if low is not None and high is not None:  # the axis spans the range, and a little
+            assert bottom < low <= low + 0.9 * (high - low) < high < top
+            assert top - high == pytest.approx(low - bottom) == pytest.approx(0.03 * (high - low))
+        whiskers = _whiskers(ax)
+        assert whiskers, title
+        for w_low, w_high in whiskers:
+            assert bottom - 1e-9 <= w_low <= w_high <= top + 1e-9, title
+            assert (low is None or w_low >= low - 1e-9) and (high is None or w_high <= high + 1e-9)
+    score = next(ax for ax in drawn if "Score" in ax.get_title())
+    assert (
+        score.get_ylim() == pytest.approx((-2.7, 92.7)) and score.get_ylabel() == "Score (points)"
+    )
+    assert "n=3: too few episodes" in fig._suptitle.get_text()
+    plt.close(fig)
+
+
+def test_a_summary_from_before_bounded_intervals_is_drawn_from_its_episodes(tmp_path):
+    from mase.report.plots import evaluation_panels
+
+    records = [{"episode": i, "metrics": {"score": s}} for i, s in enumerate([90, 90, 60])]
+    old = {"team": "t", "env_id": "e", "path": "run",
+           "metrics": {"score": {"mean": 80.0, "std": 17.3, "ci95": 43.0, "n": 3}}}  # fmt: skip
+    ((panel,),) = [evaluation_panels([old], [("score", "score", "{:.1f}")], {"run": records})]
+    ((team, mean, low, high, n),) = panel["series"]
+    assert (team, mean, n) == ("t", 80.0, 3) and 60 <= low <= mean <= high <= 90  # not 37, 123
+    assert panel["title"] == "e: Score"
 
 
 def test_tom_accuracy_by_level_has_wilson_intervals(tmp_path):

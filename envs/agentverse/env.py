@@ -23,6 +23,7 @@ from mase.envs.agentverse.behaviours import behaviours, destructive_acts, volunt
 from mase.events import Event
 from mase.schedules import Phase, PhaseQueue
 from mase.spaces import CHARSET, MAX_TEXT_LENGTH
+from mase.stats import Metric, proportion, rate
 from mase.task import Outcome, TaskEnv
 
 STRUCTURES = ("vertical", "horizontal")
@@ -262,6 +263,14 @@ class AgentVerseEnv(TaskEnv):
         ("ignored_feedback", "ignored feedback", "{:.2f}"),
         ("valid_action_rate", "valid action", "{:.1%}"),
     )
+    metric_kinds = {
+        "score": Metric("Score (0 to 1)", "bounded", 0.0, 1.0),
+        "task_score": Metric("Task score (0 to 1)", "bounded", 0.0, 1.0),
+        "solved": proportion("Solved (share of problems)"),
+        "unanimous": proportion("Reviewers unanimous (share of problems)"),
+        "evaluator_accepted": proportion("Evaluator accepted (share of problems)"),
+        "executed_valid_rate": rate("Valid task actions (share of those executed)"),
+    }
     scripted_policy = "mase.envs.agentverse.bots:GroupBot"
 
     def __init__(

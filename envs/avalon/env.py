@@ -19,6 +19,7 @@ from mase.envs.avalon.roles import (
     resolve_roles,
 )
 from mase.events import Event
+from mase.stats import Metric, proportion, rate
 from mase.task import ActionParse, Outcome, Phase, PhaseQueue, TaskEnv
 
 _MOVES = {
@@ -167,6 +168,19 @@ class AvalonEnv(TaskEnv):
         ("vote_accuracy", "vote acc.", "{:.1%}"),
         ("valid_action_rate", "valid action", "{:.1%}"),
     )
+    metric_kinds = {
+        "good_won": proportion("Good side's wins (share of games)"),
+        "evil_won": proportion("Evil side's wins (share of games)"),
+        "quest_success_rate": rate("Quests won (share of those played)"),
+        **{f"quest{k}_success": proportion(f"Quest {k} won (share of games)") for k in range(1, 6)},
+        "assassination_accuracy": proportion("Assassin named Merlin (share of attempts)"),
+        "merlin_assassinated": proportion("Merlin assassinated (share of games)"),
+        "team_selection_accuracy": rate("Team-selection accuracy (share of proposals)"),
+        "vote_accuracy": rate("Good players' vote accuracy (share of votes)"),
+        "approval_rate": rate("Approval rate (share of votes)"),
+        "quests_succeeded": Metric("Quests won per game", "bounded", 0.0, 5.0),
+        "quests_failed": Metric("Quests failed per game", "bounded", 0.0, 5.0),
+    }
     policies = {
         "deduction": "mase.envs.avalon.deduction_player:make_player",
         "mappo-good": "mase.envs.avalon.policies:mappo_good",

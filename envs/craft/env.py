@@ -22,6 +22,7 @@ from mase.envs.craft.names import (
 from mase.envs.craft.recipes import PRESETS, shortfall
 from mase.envs.craft.vector import ObservationCodec
 from mase.events import Event
+from mase.stats import Metric, proportion
 from mase.task import ActionParse, InvalidAction, Outcome, TaskEnv
 
 #: Item names in a text (singular or plural), and the item each stands for.
@@ -181,6 +182,11 @@ class CraftEnv(TaskEnv):
         ("items_crafted", "items crafted", "{:.1f}"),
         ("valid_action_rate", "valid action", "{:.1%}"),
     )
+    metric_kinds = {
+        "success": proportion("Goal crafted (share of episodes)"),
+        "score": proportion("Score (1: goal crafted)"),
+        "items_crafted": Metric("Items crafted per episode", "bounded", 0.0, None),
+    }
 
     def __init__(
         self,

@@ -17,6 +17,7 @@ from mase.envs.debate.world import Debate
 from mase.events import Event
 from mase.schedules import Phase, PhaseQueue
 from mase.spaces import CHARSET, MAX_TEXT_LENGTH
+from mase.stats import Metric, proportion, rate
 from mase.task import Outcome, TaskEnv
 
 SEATS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
@@ -142,6 +143,13 @@ class DebateEnv(TaskEnv):
         ("wrong_to_right", "wrong to right", "{:.2f}"),
         ("valid_action_rate", "valid action", "{:.1%}"),
     )
+    metric_kinds = {
+        "correct": proportion("Accuracy (share of questions)"),
+        "unreadable": proportion("Unreadable final answers (share of questions)"),
+        "consensus": proportion("Consensus reached (share of debates)"),
+        "right_to_wrong": Metric("Changes from right to wrong per debate", "bounded", 0.0, None),
+        "wrong_to_right": Metric("Changes from wrong to right per debate", "bounded", 0.0, None),
+    }
 
     def __init__(
         self,
@@ -276,6 +284,14 @@ class DebateEnv(TaskEnv):
         self.round += 1
 
     # -- metrics ------------------------------------------------------------------------------
+
+    def metric_specs(self) -> dict[str, Metric]:
+        """The shared metrics, the task's, and the accuracy after each round."""
+        by_round: dict[str, Metric] = {}
+        for r in range(1, self.n_rounds + 1):
+            by_round[f"round{r}_correct"] = proportion(f"Accuracy after round {r}")
+            by_round[f"round{r}_agents_correct"] = rate(f"Agents right after round {r}")
+        return {**super().metric_specs(), **by_round}
 
     def metrics(self) -> dict[str, Any]:
         """Accuracy, unreadable answers, consensus and changes of mind (class docstring)."""

@@ -25,6 +25,7 @@ from mase.envs.deliberation.games import (
 from mase.events import Event
 from mase.schedules import Phase, PhaseQueue
 from mase.spaces import MAX_TEXT_LENGTH, clean_text
+from mase.stats import Metric, proportion
 from mase.task import Outcome, TaskEnv
 
 #: How much of the dialogue a text view shows, newest last (older turns are summarized).
@@ -57,6 +58,14 @@ class DeliberationEnv(TaskEnv):
         ("rounds", "rounds", "{:.2f}"),
         ("valid_action_rate", "valid action", "{:.1%}"),
     )
+    metric_kinds = {
+        "nr": Metric("Normalized reward (% of the optimum)", "bounded", 0.0, 100.0),
+        "nar": Metric("Normalized loose reward (% of the optimum)", "bounded", 0.0, 100.0),
+        "npr2": Metric("NPR scaled by dishes kept (% of the optimum)", "bounded", 0.0, 100.0),
+        "lenient_nr": Metric("Authors' lenient NR (% of the optimum)", "bounded", 0.0, None),
+        "valid": proportion("Valid decisions (share of games)"),
+        "agreed": proportion("Agreement reached (share of games)"),
+    }
     seats: tuple[str, ...] = ()
     default_games = ""
 

@@ -15,6 +15,7 @@ from mase.envs.search_rescue import render as board
 from mase.envs.search_rescue import text as words
 from mase.envs.search_rescue.vector import ObservationCodec, StateCodec
 from mase.events import Event
+from mase.stats import Metric
 from mase.task import ActionParse, TaskEnv
 
 _RESULT_KINDS = frozenset(("move", "inspect", "cut", "explode", "invalid"))
@@ -278,6 +279,16 @@ class SearchRescueEnv(TaskEnv):
             "bombs_defused": sum(b.defused for b in w.bombs),
             "bombs_exploded": sum(b.exploded for b in w.bombs),
             "ended_by": self.ended_by,
+        }
+
+    def metric_specs(self) -> dict[str, Metric]:
+        """The shared metrics and the score, up to this layout's points for every phase."""
+        bombs = float(len(self.layout.phases))
+        return {
+            **super().metric_specs(),
+            "score": Metric("Score (points)", "bounded", 0.0, float(self.layout.max_score)),
+            "bombs_defused": Metric("Bombs defused per episode", "bounded", 0.0, bombs),
+            "bombs_exploded": Metric("Bombs exploded per episode", "bounded", 0.0, bombs),
         }
 
     def next_round(self) -> None:

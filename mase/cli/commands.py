@@ -469,6 +469,8 @@ def cmd_crossplay(args: argparse.Namespace) -> int:
     columns = [p.strip() for p in (args.columns or "").split(",") if p.strip()] or policies
     if args.plot and not args.plot.endswith(".png"):
         raise ValueError(f"--plot writes a PNG file: give FILE.png, not {args.plot!r}")
+    if _plotting_missing(args):  # before any episode is played
+        return 2
     env_kwargs = dict(args.env_arg or [])
     probe = mase.make(args.env, **env_kwargs)
     probe.reset(seed=0)
@@ -493,8 +495,9 @@ def cmd_crossplay(args: argparse.Namespace) -> int:
             messages=not args.no_messages,
         )
     seeds = f"seeds {args.seed}...{args.seed + args.episodes - 1}"
-    print(f"\n{args.env}: cross-play on {result.metric} ({args.episodes} episodes a cell, {seeds};")
-    print(f"rows: {result.row_role}, columns: {result.column_role}; mean [t 95% interval])")
+    print(f"\n{args.env}: cross-play on {result.label} (metric {result.metric};")
+    print(f"{args.episodes} episodes a cell, {seeds};", end=" ")
+    print(f"rows: {result.row_role}, columns: {result.column_role}; mean [95% interval])")
     print(result.table())
     if where:
         print(f"model seats: {where}")
@@ -515,15 +518,58 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plotting_missing(args: argparse.Namespace) -> bool:
+    """Whether ``--plot`` was asked for where matplotlib is missing (then it says so, once)."""
+    from mase.report.plots import PlottingUnavailable, pyplot
+
+    if not getattr(args, "plot", None):
+        return False
+    try:
+        pyplot()
+    except PlottingUnavailable as exc:
+        print(f"mase {args.command}: error: --plot: {exc}", file=sys.stderr)
+        return True
+    return False
+
+
+def _by_task(summaries: list[dict]) -> dict[str, list[dict]]:
+    """The summaries of each task, tasks in the order they come."""
+    groups: dict[str, list[dict]] = {}
+    for s in summaries:
+        groups.setdefault(s.get("env_id", "?"), []).append(s)
+    return groups
+
+
+def _report_tables(summaries: list[dict], records: dict, metric: str | None) -> list[Any]:
+    """The report's tables, a set per task with that task's columns (keys name the task)."""
+    from mase.report import Table, report_tables
+
+    known = sorted({k for s in summaries for k in s["metrics"]})
+    if metric is not None and metric not in known:
+        raise ValueError(f"no summary has metric {metric!r}; they have {', '.join(known)}")
+    groups = _by_task(summaries)
+    tables = []
+    for env_id, runs in groups.items():
+        held = {k for s in runs for k in s["metrics"]}
+        chosen = metric if metric in held else None
+        for t in report_tables(runs, _table_columns(runs), records, chosen):
+            key = f"{t.key} {env_id}" if len(groups) > 1 else t.key
+            tables.append(Table(key, *t[1:]))
+    return tables
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     """Print the tables of evaluation directories in a format; plot them and curves if asked.
 
-    The tables: results (mean ± sd), confidence intervals (t and IQM), probability of
-    improvement between teams on one task, ToM accuracy. Notes that are not tables go to
-    stderr for ``csv`` and ``json``, so that stdout stays one document.
+    The tables, a set per task: results (mean ± sd), confidence intervals (each metric's own
+    method, and the IQM's), probability of improvement between teams, ToM accuracy. Notes that
+    are not tables go to stderr for ``csv`` and ``json``, so that stdout stays one document.
+    ``--plot`` where matplotlib is missing is a one-line error naming the ``plot`` extra.
     """
-    from mase.report import load_records, render_tables, report_tables
+    from mase.report import load_records, render_tables
 
+    if _plotting_missing(args):
+        return 2
     text = args.format in ("table", "markdown")
     notes = sys.stdout if text else sys.stderr
     summaries = load_summaries(args.paths)
@@ -531,11 +577,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not summaries and not logs:
         print(f"no summary.json or training log under {', '.join(args.paths)}", file=sys.stderr)
         return 1
+    records = load_records(summaries) if summaries else {}
     if summaries:
-        tables = report_tables(
-            summaries, _table_columns(summaries), load_records(summaries), args.metric
-        )
-        print(render_tables(tables, args.format))
+        print(render_tables(_report_tables(summaries, records, args.metric), args.format))
         unconfined = [s.get("team", "?") for s in summaries if s.get("sandbox") == "unconfined"]
         if unconfined:
             print(f"{UNCONFINED_LINE}: {', '.join(unconfined)}", file=notes)
@@ -547,8 +591,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         from mase.report.plots import plot_evaluations
 
         if summaries:
-            columns = [c for c in _table_columns(summaries) if c not in USAGE_COLUMNS]
-            drawn = plot_evaluations(summaries, columns, args.plot)
+            columns = {
+                env_id: [c for c in _table_columns(runs) if c not in USAGE_COLUMNS]
+                for env_id, runs in _by_task(summaries).items()
+            }
+            drawn = plot_evaluations(summaries, columns, args.plot, records)
             print(f"evaluation plot: {drawn}", file=notes)
         if logs:  # beside the evaluation plot when there is one
             path = Path(args.plot)

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
 from mase.probes import LEVELS
-
-if TYPE_CHECKING:
-    pass
-
-from mase.stats import interquartile_mean, iqm_interval, mean_interval, t_quantile
+from mase.stats import Metric, interquartile_mean, interval, iqm_interval
 
 #: Metrics of model usage that a summary also totals over all episodes, failed ones included.
 USAGE_KEYS = (
@@ -63,16 +59,43 @@ def _level_order(level: str) -> tuple[int, str]:
     return (LEVELS.index(level) if level in LEVELS else len(LEVELS), level)
 
 
-def summarize(records: list[dict]) -> dict:
+def _metric_stats(values: np.ndarray, metric: Metric | None) -> dict[str, Any]:
+    """One metric's entry in a summary (:func:`summarize`)."""
+    n = len(values)
+    ci = interval(values, metric)
+    entry: dict[str, Any] = {
+        "mean": ci.mean,
+        "std": float(values.std(ddof=1)) if n > 1 else 0.0,
+        "n": n,
+        "ci95": None if ci.low is None else [ci.low, ci.high],
+        "ci95_method": ci.method,
+        "ci95_note": ci.note,
+        "iqm": interquartile_mean(values),
+        "iqm_ci95": list(iqm_interval(values)) if n > 1 else None,
+    }
+    if metric is not None:
+        entry.update(label=metric.label, kind=metric.kind, range=list(metric.range))
+    return entry
+
+
+def summarize(records: list[dict], metrics: Mapping[str, Metric] | None = None) -> dict:
     """Statistics of an evaluation's records, whatever their order.
+
+    Args:
+        records: the episode records.
+        metrics: what the task's metrics are (:meth:`mase.task.TaskEnv.metric_specs`), which
+            picks each one's interval (:func:`mase.stats.interval`); a metric not in it gets
+            the bootstrap, which stays within the episodes' own values.
 
     Returns:
         ``episodes`` and ``failed`` counts; ``metrics``: for every numeric metric over the
-        finished episodes, ``mean``, ``std`` (sample standard deviation), ``ci95`` (half-width
-        of the Student t 95% interval of the mean), ``mean_ci95_bootstrap`` (the bootstrap
-        percentile 95% interval of the mean, ``[low, high]``), ``n``, ``iqm`` (interquartile
+        finished episodes, ``mean``, ``std`` (sample standard deviation), ``n``, ``ci95``
+        (the 95% interval of the mean, ``[low, high]``, inside the metric's range),
+        ``ci95_method`` (``"wilson"`` for a proportion, ``"bootstrap"`` for the rest),
+        ``ci95_note`` (why the interval means little, or ``""``), ``iqm`` (interquartile
         mean) and ``iqm_ci95`` (its stratified bootstrap 95% interval); the intervals
-        are ``None`` below 2 episodes; ``counts``: tallies of text metrics;
+        are ``None`` below 2 episodes; a declared metric adds its ``label``, ``kind`` and
+        ``range``; ``counts``: tallies of text metrics;
         when probes were asked, ``tom``: per level, the accuracy pooled over all questions
         with its counts; when a model played, ``usage``: totals of :data:`USAGE_KEYS` over
         all episodes, failed ones included (they were paid for too); when episodes failed,
@@ -90,21 +113,10 @@ def summarize(records: list[dict]) -> dict:
             elif isinstance(value, str):
                 counts.setdefault(key, {}).setdefault(value, 0)
                 counts[key][value] += 1
-    metrics = {}
-    for key, values in numeric.items():
-        arr = np.asarray(values)
-        n = len(arr)
-        std = float(arr.std(ddof=1)) if n > 1 else 0.0
-        metrics[key] = {
-            "mean": float(arr.mean()),
-            "std": std,
-            "ci95": t_quantile(0.975, n - 1) * std / math.sqrt(n) if n > 1 else None,
-            "n": n,
-            "iqm": interquartile_mean(arr),
-            "iqm_ci95": list(iqm_interval(arr)) if n > 1 else None,
-            "mean_ci95_bootstrap": list(mean_interval(arr)) if n > 1 else None,
-        }
-    summary["metrics"] = metrics
+    summary["metrics"] = {
+        key: _metric_stats(np.asarray(values), (metrics or {}).get(key))
+        for key, values in numeric.items()
+    }
     summary["counts"] = counts
     tom = _tom_accuracy(done)
     if tom:

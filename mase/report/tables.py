@@ -18,12 +18,14 @@ from mase.probes import LEVELS
 from mase.stats import (
     BOOTSTRAP_REPS,
     BOOTSTRAP_SEED,
+    Interval,
+    Metric,
     improvement_interval,
     interquartile_mean,
+    interval,
     iqm_interval,
-    mean_interval,
+    methods_line,
     probability_of_improvement,
-    t_interval,
 )
 
 if TYPE_CHECKING:
@@ -326,20 +328,48 @@ def metric_values(records: Iterable[dict], key: str) -> np.ndarray:
     return np.asarray(values)
 
 
+def metric_of(entry: dict) -> Metric | None:
+    """The :class:`~mase.stats.Metric` a summary's metric entry declares (``None``: none)."""
+    if not entry.get("kind"):
+        return None
+    low, high = entry.get("range") or (None, None)
+    return Metric(entry.get("label") or "?", entry["kind"], low, high)
+
+
+def entry_interval(entry: dict, values: Sequence[float] = ()) -> Interval | None:
+    """A summary metric entry's interval of the mean, by its metric's kind.
+
+    A summary written before intervals followed the metric's kind (a Student t half-width in
+    ``ci95``) has it worked out again from its episodes' ``values``; with none, ``None``.
+    """
+    ci = entry.get("ci95")
+    if isinstance(ci, list | tuple) and "ci95_method" in entry:
+        return Interval(entry["mean"], ci[0], ci[1], entry["n"], entry["ci95_method"],
+                        entry.get("ci95_note", ""))  # fmt: skip
+    if entry.get("n") == 1 and "ci95_method" in entry:
+        return Interval(entry["mean"], None, None, 1, "", entry.get("ci95_note", ""))
+    if len(values):
+        return interval(values, metric_of(entry))
+    return None
+
+
 def interval_rows(
     summaries: Sequence[dict],
     columns: Sequence[tuple[str, str, str]] = DEFAULT_COLUMNS,
     records: dict[str, list[dict]] | None = None,
-) -> tuple[list[str], list[list[str]]]:
-    """One row per team and metric: the mean (t and bootstrap intervals) and the IQM (bootstrap).
+) -> tuple[list[str], list[list[str]], list[Interval]]:
+    """One row per team and metric: the mean with its interval, and the IQM with its own.
 
-    The t interval is worked out from each summary's mean, std and n, so that summaries
-    written before it was the t interval print it right too; an IQM missing from an older
-    summary is computed from the episodes in ``records`` (summary path -> records).
+    The mean's interval is the one its metric's kind calls for (:func:`mase.stats.interval`);
+    a summary that predates it, or an IQM missing from an older summary, is worked out from
+    the episodes in ``records`` (summary path -> records).
+
+    Returns:
+        The header, the rows, and the intervals of the means (to say how they were made).
     """
-    header = ["team", "run", "metric", "n", "mean", "95% CI (t)", "95% CI (bootstrap)", "IQM",
+    header = ["team", "run", "metric", "n", "mean", "95% CI", "method", "IQM",
               "IQM 95% CI (bootstrap)"]  # fmt: skip
-    rows = []
+    rows, intervals = [], []
     for s in summaries:
         for key, name, fmt in columns:
             m = s["metrics"].get(key)
@@ -350,10 +380,10 @@ def interval_rows(
             if iqm is None and len(values):
                 iqm = interquartile_mean(values)
                 iqm_ci = iqm_interval(values) if len(values) > 1 else None
-            t_ci = t_interval(m["mean"], m["std"], m["n"]) if m["n"] > 1 else None
-            boot = m.get("mean_ci95_bootstrap")
-            if boot is None and len(values) > 1:
-                boot = mean_interval(values)
+            ci = entry_interval(m, values)
+            if ci is not None:
+                intervals.append(ci)
+            bounds = None if ci is None or ci.low is None else (ci.low, ci.high)
             rows.append(
                 [
                     s.get("team", "?"),
@@ -361,13 +391,13 @@ def interval_rows(
                     name,
                     str(m["n"]),
                     fmt.format(m["mean"]),
-                    _interval_cell(t_ci, fmt),
-                    _interval_cell(boot, fmt),
+                    _interval_cell(bounds, fmt),
+                    (ci.method or "-") if ci is not None else "-",
                     fmt.format(iqm) if iqm is not None else "-",
                     _interval_cell(iqm_ci, fmt),
                 ]
             )
-    return header, rows
+    return header, rows, intervals
 
 
 def _interval_cell(interval: Sequence[float] | None, fmt: str) -> str:
@@ -396,10 +426,10 @@ def improvement_rows(
             y = scores[j]
             if not len(x) or not len(y) or s.get("env_id") != summaries[j].get("env_id"):
                 continue
-            low, high = improvement_interval(x, y)
             poi = probability_of_improvement(x, y)
+            ci = improvement_interval(x, y) if min(len(x), len(y)) > 1 else None
             rows.append(
-                [names[i], names[j], f"{poi:.2f}", f"[{low:.2f}, {high:.2f}]"]
+                [names[i], names[j], f"{poi:.2f}", _interval_cell(ci, "{:.2f}")]
                 + [str(len(x)), str(len(y))]
             )
     return header, rows
@@ -435,15 +465,12 @@ def report_tables(
     """
     envs = sorted({s.get("env_id", "?") for s in summaries})
     tables = [Table("results", ", ".join(envs), *results_rows(summaries, columns, runs=True))]
-    tables.append(
-        Table(
-            "intervals",
-            "95% confidence intervals over episodes: of the mean, Student t; of the "
-            f"interquartile mean (IQM), stratified bootstrap ({BOOTSTRAP_REPS:,} resamples, "
-            f"seed {BOOTSTRAP_SEED})",
-            *interval_rows(summaries, columns, records),
-        )
+    header, rows, intervals = interval_rows(summaries, columns, records)
+    title = (
+        f"{methods_line(intervals)}. 95% intervals of the interquartile mean (IQM): stratified "
+        f"bootstrap ({BOOTSTRAP_REPS:,} resamples, seed {BOOTSTRAP_SEED})"
     )
+    tables.append(Table("intervals", title, header, rows))
     known = sorted({k for s in summaries for k in s["metrics"]})
     if metric is not None and metric not in known:
         raise ValueError(f"no summary has metric {metric!r}; they have {', '.join(known)}")

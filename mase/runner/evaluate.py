@@ -227,6 +227,8 @@ def evaluate(
     flags = {"messages": messages, "belief": belief, "probes": probes, "record": record}
     specs = wrapper_specs(wrappers, **flags)
     env = make_env(env_id, env_kwargs, specs)
+    # what each metric is picks its interval in the summary (mase.stats.interval)
+    declared = getattr(env.unwrapped, "metric_specs", dict)()
     seats = list(env.possible_agents)
 
     config: dict[str, Any] = {
@@ -319,7 +321,7 @@ def evaluate(
         for e in envs:
             e.close()
 
-    summary = {**config, **summarize(store.records)}
+    summary = {**config, **summarize(store.records, declared)}
     store.close(summary)
     return summary
 
