@@ -28,6 +28,7 @@ html_title = f"MASE {release}"
 # no copyright holder is named in the project (pyproject.toml: license MIT), so the footer
 # states none rather than a bare "©."
 html_show_copyright = False
+html_static_path = ["_static"]  # custom.css, which alabaster reads
 autodoc_member_order = "bysource"
 autodoc_default_options = {"members": True, "show-inheritance": True}
 autodoc_typehints = "description"

@@ -4,7 +4,9 @@ Its code block runs in ``tests/test_examples.py``; here: its length, its links, 
 its commands' flags, against ``pyproject.toml`` and the ``mase`` command's own parser.
 """
 
+import contextlib
 import importlib
+import io
 import re
 import shlex
 import tomllib
@@ -91,3 +93,18 @@ def test_every_mase_command_on_the_page_parses_with_the_flags_it_names(page):
         flags = [a.split("=")[0] for a in argv if a.startswith("--")]
         unknown = [flag for flag in flags if flag not in options]
         assert not unknown, f"{page.name}: mase {' '.join(argv)}: {unknown}"
+
+
+GUIDE = REPO / "docs" / "guide" / "from_other_libraries.md"
+
+
+@pytest.mark.parametrize(
+    "index", range(len(re.findall(r"```python\n", GUIDE.read_text()))), ids=lambda i: f"block{i}"
+)
+def test_every_snippet_of_the_from_other_libraries_page_runs(index):
+    """The page says that every snippet on it runs as written: each does, to its end."""
+    code = re.findall(r"```python\n(.*?)```", GUIDE.read_text(), re.S)[index]
+    for module in re.findall(r"^(?:from|import) (sb3_contrib|stable_baselines3)", code, re.M):
+        pytest.importorskip(module)
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(code, str(GUIDE), "exec"), {})  # noqa: S102 - our own documentation
