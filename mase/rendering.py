@@ -394,14 +394,15 @@ class Para(Block):
     def layout(self, width: float, scale: float, max_height: float = math.inf) -> Laid:
         """The paragraph's lines at ``width`` (less its indent and padding) and ``scale``."""
         pad = (6.0 if self.box else 8.0 if self.bar else 0.0) * scale
+        pad_y = (6.0 if self.box else 2.0 if self.bar else 0.0) * scale
         inner = max(width - self.indent * scale - 2 * pad, 20.0)
         lines = _lines(self.spans, inner, scale)
         heights = [max(s.size for _, s in line) * self.line_height if line else 14 * scale
                    for line in lines]  # fmt: skip
-        while len(lines) > 1 and sum(heights) + 2 * pad > max_height:
+        while len(lines) > 1 and sum(heights) + 2 * pad_y > max_height:
             lines, heights = lines[:-1], heights[:-1]
             lines[-1] = [*lines[-1], (" …", lines[-1][-1][1] if lines[-1] else Style())]
-        height = sum(heights) + 2 * pad
+        height = sum(heights) + 2 * pad_y
 
         def draw(canvas: Canvas, x: float, y: float) -> None:
             left = x + self.indent * scale
@@ -410,7 +411,7 @@ class Para(Block):
             if self.bar:
                 canvas.rect(left, y, width - self.indent * scale, height, "#ffffff")
                 canvas.rect(left, y, 3 * scale, height, self.bar)
-            top = y + pad
+            top = y + pad_y
             for k, (line, h) in enumerate(zip(lines, heights, strict=True)):
                 at = left + pad
                 for text, style in line:

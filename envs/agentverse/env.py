@@ -252,6 +252,7 @@ class AgentVerseEnv(TaskEnv):
     """
 
     metadata = {"name": "agentverse_v0", "render_modes": ["ansi", "human"]}
+    drawing = "mase.envs.agentverse.render:DRAWING"
     schedule = PhaseQueue()
     language_model = "mase.envs.agentverse.language_model:respond"
     table_columns = (
