@@ -16,6 +16,7 @@ from typing import Any
 
 from gymnasium.envs.registration import load_env_creator
 
+from mase.provenance import run_provenance
 from mase.registry import make
 from mase.report import USAGE_KEYS, summarize
 from mase.runner.episode import EpisodeStopped, Team, jsonable, policy_records, run_episode
@@ -139,6 +140,7 @@ def evaluate(
     stop_after_failures: int = 3,
     backend: str = "local",
     address: str | None = None,
+    about: Mapping[str, Any] | None = None,
 ) -> dict:
     """Play ``episodes`` seeded episodes (seeds ``seed``, ``seed + 1``, ...) and summarize.
 
@@ -200,6 +202,14 @@ def evaluate(
             this machine, ``"HOST:PORT"``, ``"local"`` for a new cluster of this process, or
             ``None`` for ``RAY_ADDRESS``, else the one ``ray start`` runs here, else a new one.
             An initialized Ray session is used as it is, and no cluster is shut down here.
+        about: more to record of the run in its ``"provenance"`` (JSON-ready; ``mase eval``
+            gives ``{"served": ...}``, where its model seats' model runs). Never a key.
+
+    ``config.json`` and the summary say what the run was under ``"provenance"``
+    (:mod:`mase.provenance`): MASE's version and commit, the libraries' versions, every
+    wrapper with its settings, each model seat's model and public endpoint, and ``about``.
+    It is not part of the set-up, so a run resumes under a new version; each session that
+    resumes it adds its own under ``"resumed"``.
 
     Returns:
         The summary (also written to ``summary.json``), see :func:`mase.report.summarize`.
@@ -258,6 +268,7 @@ def evaluate(
     build_team = team_builder(team, seats, llm, concurrency or 1)
     try:
         teams = [build_team(e, w) for w, e in enumerate(envs)]
+        store.describe(run_provenance(specs, _wrapper_target, teams[0], about))
         if backend == "ray" and todo:  # joined before the progress bar: Ray logs as it joins
             from mase.runner.distributed import connect
 
@@ -321,7 +332,7 @@ def evaluate(
         for e in envs:
             e.close()
 
-    summary = {**config, **summarize(store.records, declared)}
+    summary = {**config, **summarize(store.records, declared), **store.provenance}
     store.close(summary)
     return summary
 

@@ -3,7 +3,9 @@
 Episodes are appended one JSON line each as they finish (flushed and synced), so an
 interrupted evaluation loses nothing finished; a torn last line is dropped when read back.
 Resuming checks that the set-up is the same and keeps the finished episodes; failed ones are
-played again.
+played again. ``config.json`` also says what the run was (:mod:`mase.provenance`, under
+``"provenance"``): that is not part of the set-up, so a run resumes under another version or
+commit, and each session that resumed it adds its own under ``"resumed"``.
 """
 
 from __future__ import annotations
@@ -56,6 +58,10 @@ def write_records(path: Path, records: list[dict]) -> None:
     os.replace(tmp, path)
 
 
+#: Keys of ``config.json`` that are not the set-up a resumed run must match.
+_NOT_SETUP = ("episodes", "provenance", "resumed")
+
+
 class RunStore:
     """The records of one evaluation in ``out`` (or in memory when ``out`` is ``None``).
 
@@ -81,6 +87,11 @@ class RunStore:
         self.out = Path(out) if out is not None else None
         self.records: list[dict] = []
         self.path: Path | None = None
+        #: ``{"provenance": first session's, "resumed": [each later session's]}`` (no
+        #: ``"resumed"`` before a session resumes it): what ``config.json`` says the run was.
+        self.provenance: dict[str, Any] = {}
+        self._config = {**config, "episodes": episodes}
+        self._earlier: dict[str, Any] | None = None  # the provenance of the finished episodes
         if self.out is None:
             return
         self.out.mkdir(parents=True, exist_ok=True)
@@ -92,6 +103,7 @@ class RunStore:
                 "(--resume) to continue it, or choose another output directory"
             )
         config_path = self.out / "config.json"
+        previous: Any = None
         if existing and config_path.exists():
             try:
                 previous = json.loads(config_path.read_text())
@@ -101,12 +113,14 @@ class RunStore:
                     "episodes there cannot be checked; they are kept: delete config.json to "
                     "resume them with these arguments, or choose another output directory"
                 ) from None
-            if not isinstance(previous, dict) or previous != {
-                **config,
-                "episodes": previous.get("episodes"),
-            }:
+            setup = (
+                {k: v for k, v in previous.items() if k not in _NOT_SETUP}
+                if isinstance(previous, dict)
+                else previous
+            )
+            if not isinstance(previous, dict) or setup != config:
                 raise ValueError(
-                    f"{self.out} holds an evaluation with a different set-up ({previous}); "
+                    f"{self.out} holds an evaluation with a different set-up ({setup}); "
                     "resume it with the same arguments or choose another output directory"
                 )
         finished = [r for r in existing if not r.get("failed")]  # failed ones are retried
@@ -117,7 +131,26 @@ class RunStore:
             )
         self.records = finished
         write_records(self.path, self.records)  # drops torn lines and failures before appending
-        write_json(config_path, {**config, "episodes": episodes})
+        if isinstance(previous, dict) and finished:
+            # the finished episodes were played by earlier sessions: they stay first (a run
+            # from before provenance was recorded has ``None``)
+            self._earlier = {k: previous.get(k) for k in ("provenance", "resumed")}
+            self.provenance = {k: v for k, v in self._earlier.items() if v is not None}
+        write_json(config_path, {**self._config, **self.provenance})
+
+    def describe(self, provenance: dict[str, Any]) -> None:
+        """Say what this session is (:func:`mase.provenance.run_provenance`) in ``config.json``.
+
+        The first session's is ``"provenance"``; a session resuming a run adds its own to
+        ``"resumed"``.
+        """
+        if self._earlier is None:
+            self.provenance = {"provenance": provenance}
+        else:
+            resumed = [*(self._earlier.get("resumed") or []), provenance]
+            self.provenance = {"provenance": self._earlier.get("provenance"), "resumed": resumed}
+        if self.out is not None:
+            write_json(self.out / "config.json", {**self._config, **self.provenance})
 
     def done(self) -> set[int]:
         """The episode numbers already finished."""
