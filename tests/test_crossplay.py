@@ -1,6 +1,8 @@
 """``mase crossplay``: every pairing of policies, cell by cell, resumable, printed and plotted."""
 
 import json
+import re
+import sys
 
 import pytest
 
@@ -100,3 +102,36 @@ def test_the_cli_takes_columns(capsys):
                  "--columns", "scripted,random", "--episodes", "1", "--quiet"])  # fmt: skip
     assert code == 0
     assert "good \\ evil  scripted" in capsys.readouterr().out
+
+
+def test_a_cells_interval_stays_within_the_points_there_are(capsys):
+    """Issue 31: scripted with random on search and rescue once printed ``80 [37, 123]``."""
+    code = main(["crossplay", "mase/SearchRescue-v0", "--policies", "scripted,random",
+                 "--episodes", "3", "--quiet"])  # fmt: skip
+    printed = capsys.readouterr().out
+    assert code == 0 and "Score (points)" in printed
+    cells = re.findall(r"(\d+(?:\.\d+)?) \[(-?\d+(?:\.\d+)?), (-?\d+(?:\.\d+)?)\]", printed)
+    assert len(cells) == 4
+    for mean, low, high in cells:
+        assert 0 <= float(low) <= float(mean) <= float(high) <= 90
+    assert "percentile bootstrap of the mean" in printed
+    assert "n=3: too few episodes for the interval to mean much" in printed
+
+
+def test_a_proportions_cells_get_wilson_intervals():
+    result = crossplay("mase/Avalon-v0", ["scripted", "deduction"], episodes=3)
+    assert result.metric == "good_won" and result.label == "Good side's wins (share of games)"
+    assert result.range == (0.0, 1.0)
+    for cell in result.cells:
+        assert cell.method == "wilson" and 0.0 <= cell.ci95[0] <= cell.mean <= cell.ci95[1] <= 1.0
+    assert "Wilson score interval for proportions" in result.table()
+
+
+def test_crossplay_plot_without_matplotlib_plays_nothing_and_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    code = main(["crossplay", "mase/SearchRescue-v0", "--policies", "scripted", "--episodes",
+                 "1", "--out", str(tmp_path / "m"), "--plot", str(tmp_path / "m.png")])  # fmt: skip
+    assert code == 2 and not (tmp_path / "m").exists()
+    assert capsys.readouterr().err.splitlines() == [
+        "mase crossplay: error: --plot: plots need matplotlib: pip install 'mase-suite[plot]'"
+    ]

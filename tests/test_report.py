@@ -1,6 +1,9 @@
 import csv
 import io
 import json
+import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -391,3 +394,81 @@ def test_report_plot_draws_evaluations_and_curves_side_by_side(tmp_path, capsys)
     assert f"learning curves: {tmp_path / 'report-curves.png'}" in printed
     for path in (png, tmp_path / "report-curves.png"):
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# -- without matplotlib -------------------------------------------------------------------------
+
+NO_PLOT_LINE = "plots need matplotlib: pip install 'mase-suite[plot]'"
+
+
+@pytest.fixture
+def no_matplotlib(monkeypatch):
+    """matplotlib as if it were not installed: importing it raises ImportError."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+
+
+def test_report_plot_without_matplotlib_is_one_line_naming_the_extra(
+    tmp_path, capsys, no_matplotlib
+):
+    write_run(tmp_path / "eval", "random", [10, 20, 30])
+    write_metrics(tmp_path / "train")
+    png = tmp_path / "x.png"
+    assert main(["report", str(tmp_path), "--plot", str(png)]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [f"mase report: error: --plot: {NO_PLOT_LINE}"]
+    assert not png.exists() and not (tmp_path / "x-curves.png").exists()
+    assert main(["report", str(tmp_path)]) == 0  # the tables need no matplotlib
+
+
+def test_every_plot_function_without_matplotlib_names_the_extra(tmp_path, no_matplotlib):
+    from mase.crossplay import CrossPlay, plot_crossplay
+    from mase.report.plots import PlottingUnavailable, plot_evaluations
+
+    write_run(tmp_path / "eval", "random", [10, 20, 30])
+    write_metrics(tmp_path / "train")
+    summaries = load_summaries([tmp_path])
+    matrix = CrossPlay("mase/SearchRescue-v0", "score", ["random"], "a", "b", 1, 0)
+    for draw in (
+        lambda: plot_evaluations(summaries, [("score", "score", "{:.1f}")], tmp_path / "e.png"),
+        lambda: plot_learning_curves(find_training_logs([tmp_path]), tmp_path / "c.png"),
+        lambda: plot_crossplay(matrix, tmp_path / "m.png"),
+    ):
+        with pytest.raises(PlottingUnavailable, match=re.escape(NO_PLOT_LINE)):
+            draw()
+    assert issubclass(PlottingUnavailable, ImportError)
+    assert not list(tmp_path.glob("*.png"))
+
+
+def test_the_mase_command_without_matplotlib_exits_2_with_no_traceback(tmp_path):
+    write_metrics(tmp_path / "train")
+    hide = "import sys; sys.modules['matplotlib'] = None; from mase.cli import main; "
+    argv = ["report", str(tmp_path), "--plot", str(tmp_path / "c.png")]
+    done = subprocess.run(
+        [sys.executable, "-c", hide + f"sys.exit(main({argv!r}))"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [f"mase report: error: --plot: {NO_PLOT_LINE}"]
+
+
+def test_learning_curves_of_two_tasks_never_share_an_axis(tmp_path):
+    from mase.report.curves import curve_panels
+
+    for name, env_id in (("sr", "mase/SearchRescue-v0"), ("craft", "mase/Craft-v0")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "metrics.csv").write_text(
+            "global_step,charts/episodic_rounds,charts/success_rate\n100,30,0.0\n200,20,0.5\n"
+        )
+        (tmp_path / name / "args.json").write_text(json.dumps({"env": env_id}))
+    panels = curve_panels(find_training_logs([tmp_path]))
+    assert sorted(p["title"] for p in panels) == [
+        "mase/Craft-v0: Rounds per episode",
+        "mase/Craft-v0: Success rate (share of episodes)",
+        "mase/SearchRescue-v0: Rounds per episode",
+        "mase/SearchRescue-v0: Success rate (share of episodes)",
+    ]
+    assert all(len(p["series"]) == 1 for p in panels)
+    plt = pytest.importorskip("matplotlib.pyplot")
+    png = plot_learning_curves(find_training_logs([tmp_path]), tmp_path / "c.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    plt.close("all")

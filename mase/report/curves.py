@@ -27,7 +27,7 @@ CURVE_LABELS = {
     "charts/win_rate": "Win rate (share of episodes with a positive return)",
     "charts/sps": "Training speed (agent turns per second)",
     "rollout/ep_rew_mean": "Return per episode (SB3's rollout mean)",
-    "rollout/ep_len_mean": "Episode length (steps, SB3's rollout mean)",
+    "rollout/ep_len_mean": "Episode length (the learner's steps, SB3's rollout mean)",
 }
 #: Curve columns that are shares, drawn on [0, 1].
 SHARES = ("charts/success_rate", "charts/win_rate")

@@ -261,7 +261,7 @@ def _draw_rounds(ax: Any, panel: dict[str, Any], colours: dict) -> None:
         errors = [[p[1] - p[2] for p in points], [p[3] - p[1] for p in points]]
         ax.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=team,
                     color=colours[team])  # fmt: skip
-    ax.set_xlabel("Debate round")
+    ax.set_xlabel("round")
     ax.set_xticks(sorted({p[0] for _, pts in panel["series"] for p in pts}))
     ax.legend(fontsize=8)
 

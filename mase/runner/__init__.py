@@ -3,7 +3,8 @@
 ``run_episode`` (:mod:`.episode`) plays one episode of any AEC env with a team of policies and
 returns a JSON-ready record. ``evaluate`` (:mod:`.evaluate`) plays many, appending one line per
 finished episode to ``episodes.jsonl`` (:mod:`.store`), and writes ``summary.json`` with each
-metric's mean, std, 95% confidence half-width and count (:func:`mase.report.summarize`).
+metric's mean, std, count and 95% interval, inside the metric's range: Wilson for a proportion,
+the percentile bootstrap for the rest (:func:`mase.report.summarize`).
 Interrupted evaluations resume: finished episodes are read back and not played again.
 ``evaluate(..., concurrency=K)`` plays K episodes at once (:mod:`.pool`), each worker with its
 own env and team (:mod:`.teams`); the records do not depend on K. ``evaluate(...,
