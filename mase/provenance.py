@@ -217,19 +217,15 @@ def suite_line(provenance: Mapping[str, Any]) -> str:
 def provenance_lines(summaries: Iterable[Mapping[str, Any]]) -> list[str]:
     """A few lines a run on what each run was (``mase report``'s head).
 
-    The suite's line (version, commit, libraries) is said once when every run shares it.
-    A run made before provenance was recorded says so.
+    The suite's line (version, commit, libraries) is said once when every run shares it. Runs
+    made before provenance was recorded are left out (:func:`unrecorded_line` names them).
     """
-    summaries = list(summaries)
-    suites = {suite_line(s["provenance"]) for s in summaries if s.get("provenance")}
+    summaries = [s for s in summaries if s.get("provenance")]
+    suites = {suite_line(s["provenance"]) for s in summaries}
     lines = [f"suite: {next(iter(suites))}"] if len(suites) == 1 else []
     for s in summaries:
-        name = f"{s.get('path', '?')} ({s.get('team', '?')})"
-        provenance = s.get("provenance")
-        if not provenance:
-            lines.append(f"run {name}: provenance not recorded (a run from before it was)")
-            continue
-        lines.append(f"run {name}:")
+        provenance = s["provenance"]
+        lines.append(f"run {s.get('path', '?')} ({s.get('team', '?')}):")
         if len(suites) > 1:
             lines.append(f"  suite: {suite_line(provenance)}")
         if provenance.get("model_seats"):
@@ -243,6 +239,14 @@ def provenance_lines(summaries: Iterable[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
+def unrecorded_line(summaries: Iterable[Mapping[str, Any]]) -> str | None:
+    """One line naming the runs whose summary holds no provenance, or ``None``."""
+    missing = [str(s.get("path", "?")) for s in summaries if not s.get("provenance")]
+    if not missing:
+        return None
+    return f"provenance not recorded (runs made before MASE recorded it): {', '.join(missing)}"
+
+
 __all__ = [
     "describe_models",
     "describe_wrapper",
@@ -250,5 +254,6 @@ __all__ = [
     "provenance_lines",
     "run_provenance",
     "suite_line",
+    "unrecorded_line",
     "versions",
 ]

@@ -564,8 +564,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     The tables, a set per task: results (mean ± sd), confidence intervals (each metric's own
     method, and the IQM's), probability of improvement between teams, ToM accuracy. Notes that
     are not tables go to stderr for ``csv`` and ``json``, so that stdout stays one document.
-    ``--plot`` where matplotlib is missing is a one-line error naming the ``plot`` extra.
+    First come a few lines a run on what it was (:func:`mase.provenance.provenance_lines`:
+    version, commit, models, endpoint, wrappers and probes). ``--plot`` where matplotlib is
+    missing is a one-line error naming the ``plot`` extra.
     """
+    from mase.provenance import provenance_lines, unrecorded_line
     from mase.report import load_records, render_tables
 
     if _plotting_missing(args):
@@ -578,6 +581,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"no summary.json or training log under {', '.join(args.paths)}", file=sys.stderr)
         return 1
     records = load_records(summaries) if summaries else {}
+    for line in provenance_lines(summaries):  # what each run was, before its numbers
+        print(line, file=notes)
     if summaries:
         print(render_tables(_report_tables(summaries, records, args.metric), args.format))
         unconfined = [s.get("team", "?") for s in summaries if s.get("sandbox") == "unconfined"]
@@ -587,6 +592,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             for line in (usage_line(s) if s.get("usage") else None, belief_line(s)):
                 if line:
                     print(line, file=notes)
+        if unrecorded_line(summaries):
+            print(unrecorded_line(summaries), file=notes)
     if args.plot:
         from mase.report.plots import plot_evaluations
 
