@@ -19,7 +19,7 @@ from pathlib import Path
 _SECTION = re.compile(r"^([A-Z][A-Za-z /'-]+):$")
 #: Task package -> the replay screenshot in docs/replay (made by docs/replay/shoot.py).
 SCREENSHOTS = {
-    "search_rescue": "search_rescue.png",
+    "search_rescue": "search_rescue_close.png",  # the close-up: readable at the page's width
     "avalon": "avalon.png",
     "debate": "debate.png",
     "deliberation": "deliberation.png",
