@@ -19,7 +19,6 @@ stratified bootstrap interval, and the probability of improvement of one team ov
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -229,16 +228,17 @@ def interquartile_mean(scores: Any) -> float:
 def _improvement(tasks: int) -> Callable[..., np.ndarray]:
     """P(X > Y) from X's task columns then Y's (each ``(..., runs)``), averaged over tasks.
 
-    Per task, the Mann-Whitney U statistic of X over Y (pairs where X is higher, ties half)
-    over ``runs_x * runs_y``.
+    Per task, the Mann-Whitney U statistic of X over Y (``scipy.stats.mannwhitneyu``: pairs
+    where X is higher, ties half) over ``runs_x * runs_y``.
     """
 
     def statistic(*columns: np.ndarray) -> np.ndarray:
+        from scipy.stats import mannwhitneyu
+
         total = 0.0
         for x, y in zip(columns[:tasks], columns[tasks:], strict=True):
-            above = x[..., :, None] > y[..., None, :]
-            tie = x[..., :, None] == y[..., None, :]
-            total = total + (above + tie / 2).mean(axis=(-2, -1))
+            u = mannwhitneyu(x, y, axis=-1, method="asymptotic").statistic
+            total = total + u / (x.shape[-1] * y.shape[-1])
         return total / tasks
 
     return statistic
@@ -271,19 +271,18 @@ def _bootstrap(
     reps: int,
     confidence: float,
     seed: int,
-    pairs: int = 1,
 ) -> tuple[float, float]:
     """Percentile interval of ``statistic`` over resamples of (runs, tasks) ``samples``.
 
     Stratified: each sample's runs are drawn with replacement within each task, each sample on
     its own (rliable's ``StratifiedBootstrap`` and ``StratifiedIndependentBootstrap``): every
     task column is one of ``scipy.stats.bootstrap``'s independent samples. Resamples go in
-    batches of about a million values (``pairs``: values per run compared), to bound memory.
+    batches of about a million values, to bound memory.
     """
     from scipy.stats import bootstrap
 
     columns = [column for s in samples for column in s.T]
-    size = sum(s.size for s in samples) * pairs
+    size = sum(s.size for s in samples)
     result = bootstrap(
         columns,
         lambda *cs, axis=-1: statistic(*cs),
@@ -355,5 +354,4 @@ def improvement_interval(
     _too_few(x, y)
     if np.ptp(np.concatenate([x, y])) == 0:  # every pair a tie, in every resample
         return 0.5, 0.5
-    pairs = max(1, math.ceil(len(x) * len(y) / (len(x) + len(y))))
-    return _bootstrap(_improvement(x.shape[1]), [x, y], reps, confidence, seed, pairs)
+    return _bootstrap(_improvement(x.shape[1]), [x, y], reps, confidence, seed)
