@@ -109,25 +109,30 @@ class _Face:
         family = "monospace" if mono else "sans-serif"
         self.props = mpl.FontProperties(family=family, weight="bold" if bold else "normal")
         self._font = mpl.get_font(mpl.findfont(self.props))
-        self._advance: dict[str, float] = {}
+        self._advance: dict[str, float] = {"\n": 0.0}
         self._glyphs: dict[tuple[str, float], tuple[np.ndarray, float, float]] = {}
 
     def clean(self, text: str) -> str:
-        """``text`` with what the face cannot draw replaced: tabs by spaces, the rest by ``?``."""
+        """``text`` with what the face cannot draw replaced: tabs by spaces, the rest by ``?``.
+
+        Line breaks stay (the callers break lines there).
+        """
         text = text.replace("\t", "    ")
         if all(c in self._advance for c in text):
             return text
-        out = []
-        for c in text:
-            if c not in self._advance:
-                if not c.isprintable() or self._font.get_char_index(ord(c)) == 0:
-                    out.append("?")
-                    continue
-                self._font.set_size(100, 72)
-                glyph = self._font.load_char(ord(c), flags=self._no_hinting)
-                self._advance[c] = glyph.linearHoriAdvance / 65536
-            out.append(c)
-        return "".join(out)
+        return "".join(c if self._learn(c) else "?" for c in text)
+
+    def _learn(self, char: str) -> bool:
+        """Whether the face draws ``char``; its advance is noted when it does."""
+        if char in self._advance:
+            return True
+        if not char.isprintable() or self._font.get_char_index(ord(char)) == 0:
+            self._learn("?")
+            return False
+        self._font.set_size(100, 72)
+        glyph = self._font.load_char(ord(char), flags=self._no_hinting)
+        self._advance[char] = glyph.linearHoriAdvance / 65536
+        return True
 
     def glyph(self, char: str, size: float) -> tuple[np.ndarray, float, float]:
         """A clean character at ``size``: its grey bitmap, left offset and descent (cached)."""
@@ -338,16 +343,19 @@ def _lines(spans: Spans, width: float, scale: float) -> list[list[tuple[str, Sty
     used = 0.0
     for words, style in spans:
         style = style.scaled(scale)
-        for token in re.split(r"(\n| )", words):
+        face = _face(style)
+        per_pixel = style.size / 100 * 1.02  # measure()'s margin, without cleaning each word
+        space = face.width(face.clean(" "), 100) * per_pixel
+        for token in re.split(r"(\n| )", face.clean(words)):
             if token == "\n":
                 lines.append([])
                 used = 0.0
             elif token == " ":
                 if lines[-1]:
                     lines[-1].append((" ", style))
-                    used += measure(" ", style)
+                    used += space
             elif token:
-                w = measure(token, style)
+                w = face.width(token, 100) * per_pixel
                 if used and used + w > width:
                     lines.append([])
                     used = 0.0
@@ -536,32 +544,28 @@ def flow(
     parts: Sequence[Group],
     keep: int = 1,
     box: tuple[float, float, float, float] | None = None,
+    unit: str = "part",
 ) -> None:
     """Draw ``parts`` top to bottom in ``box`` (default: the frame less a margin of 10 pixels).
 
     ``box`` is ``(x, y, width, height)``; nothing is drawn outside it. A part is a block or a
     group of blocks that stay together. When the page is too tall it is drawn smaller, down to
-    :data:`MIN_SCALE`; then the oldest parts after the first ``keep`` give way (a note says
-    how many), and a last part still too tall ends with ``…``.
+    :data:`MIN_SCALE`; then the oldest parts after the first ``keep`` give way, a note says how
+    many (``"… 2 earlier {unit}s not shown"``), and the rest is drawn as large as it fits. A
+    last part still too tall ends with ``…``.
     """
     x, top, width, room = box or (10.0, 10.0, canvas.width - 20.0, canvas.height - 20.0)
     groups = [list(p) if isinstance(p, Sequence) else [p] for p in parts]
-    scale = 1.0
-    while True:
-        laid = [[(b.gap * scale, b.layout(width, scale)) for b in g] for g in groups]
-        total = _height(laid)
-        if total <= room or scale <= MIN_SCALE + 1e-9:
-            break
-        scale = max(MIN_SCALE, scale * 0.9)
+    scale, laid = _fit(groups, width, room)
     dropped = 0
-    while total > room and len(groups) - dropped > keep + 1:
+    while _height(laid) > room and len(groups) - dropped > keep + 1:
         dropped += 1
-        left_out = note(f"… {dropped} earlier part{'s' * (dropped > 1)} not shown")
-        said = [(left_out.gap * scale, left_out.layout(width, scale))]
-        total = _height([*laid[:keep], said, *laid[keep + dropped :]])
+        said = note(f"… {dropped} earlier {unit}{'s' * (dropped > 1)} not shown")
+        fewer = [*groups[:keep], [said], *groups[keep + dropped :]]
+        laid = [[(b.gap * scale, b.layout(width, scale)) for b in g] for g in fewer]
     if dropped:
-        laid = [*laid[:keep], said, *laid[keep + dropped :]]
-        groups = [*groups[:keep], [left_out], *groups[keep + dropped :]]
+        groups = fewer
+        scale, laid = _fit(groups, width, room)
     y, bottom = top, top + room
     for group, pieces in zip(groups, laid, strict=True):
         for block, (gap, piece) in zip(group, pieces, strict=True):
@@ -572,6 +576,19 @@ def flow(
                     return
             piece.draw(canvas, x, y)
             y += piece.height
+
+
+def _fit(groups: list[list[Block]], width: float, room: float) -> tuple[float, list]:
+    """The largest scale (down to :data:`MIN_SCALE`) at which ``groups`` fit, laid out at it."""
+    scale = 1.0
+    while True:
+        laid = [[(b.gap * scale, b.layout(width, scale)) for b in g] for g in groups]
+        total = _height(laid)
+        if total <= room or scale <= MIN_SCALE + 1e-9:
+            return scale, laid
+        # wrapped text's height goes with the square of the scale: aim there, then step down
+        aim = scale * math.sqrt(room / total) * 1.02
+        scale = max(MIN_SCALE, min(aim, scale * 0.95))
 
 
 def _height(laid: Sequence[Sequence[tuple[float, Laid]]]) -> float:
@@ -620,5 +637,5 @@ def text_frame(words: str, size: tuple[int, int] = TEXT_FRAME) -> np.ndarray:
     """``words`` set in a monospaced font on a page of ``size``, made smaller to fit."""
     canvas = Canvas(*size)
     flow(canvas, [text(line, Style(13, mono=True), gap=0, line_height=1.25)
-                  for line in words.splitlines() or [""]], keep=1)  # fmt: skip
+                  for line in words.splitlines() or [""]], keep=1, unit="line")  # fmt: skip
     return canvas.pixels()

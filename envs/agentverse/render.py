@@ -26,7 +26,7 @@ def draw(scene: Mapping[str, Any], canvas: rendering.Canvas) -> None:
         inner = [rendering.heading("The task being solved"),
                  rendering.text(scene["inner"], Style(12, mono=True), box=True)]  # fmt: skip
         iterations = [*iterations[:-1], [*(iterations[-1] if iterations else []), *inner]]
-    rendering.flow(canvas, [*parts, *iterations], keep=len(parts))
+    rendering.flow(canvas, [*parts, *iterations], keep=len(parts), unit="iteration")
 
 
 def _iteration(it: Mapping[str, Any], k: int) -> list:

@@ -53,7 +53,7 @@ def draw(scene: Mapping[str, Any], canvas: rendering.Canvas) -> None:
         colour = rendering.INK if right is None else RIGHT if right else WRONG
         final = (scene["final"] + verdict, Style(colour=colour, bold=True))
         parts.append(rendering.Para([("final answer: ", rendering.PLAIN), final]))
-    rendering.flow(canvas, parts, keep=2)
+    rendering.flow(canvas, parts, keep=len(parts))
 
 
 #: The picture of ``render_mode="rgb_array"``: ``replay.js``'s, 768 x 576 pixels.

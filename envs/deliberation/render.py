@@ -34,7 +34,7 @@ def draw(scene: Mapping[str, Any], canvas: rendering.Canvas) -> None:
         parts.append(rendering.Para(spans, indent=40, gap=2, marker=f"{k + 1}."))
     if not scene["dialogue"]:
         parts.append(rendering.note("nothing said yet"))
-    rendering.flow(canvas, parts, keep=2)
+    rendering.flow(canvas, parts, keep=2, unit="message")
 
 
 #: The picture of ``render_mode="rgb_array"``: ``replay.js``'s, 768 x 640 pixels.
