@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import argparse
-import ast
 import sys
 from typing import Any
 
@@ -24,26 +23,25 @@ from mase.cli.commands import (
     cmd_train,
 )
 from mase.cli.models import FAULT_FLAGS, model_endpoint
-from mase.config import RunConfig
+from mase.config import OPTION_OF, RunConfig, import_modules, parse_env_arg
 from mase.presets import preset_names
 from mase.registry import UnknownArgumentError, UnknownEnvError
 from mase.sandbox import SandboxUnavailable
 
 
 def _env_arg(text: str) -> tuple[str, Any]:
-    """``key=value`` with the value read as a Python literal when it is one.
-
-    ``true``/``false`` (any case) are booleans too, as a shell user writes them.
-    """
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
-    if value.lower() in ("true", "false"):
-        return key, value.lower() == "true"
+    """``KEY=VALUE``, the value read as :func:`mase.config.parse_env_arg` reads it."""
     try:
-        return key, ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        return key, value
+        return parse_env_arg(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+#: The help of ``--env-arg``, the one way every command takes task arguments.
+ENV_ARG_HELP = (
+    "task argument, e.g. --env-arg max_cycles=20 (repeatable); the value is JSON when it "
+    'parses as JSON (20, true, [1, 2], {"a": 1}), else a Python literal, else text'
+)
 
 
 def _add_fault_arguments(p: argparse.ArgumentParser) -> None:
@@ -136,11 +134,15 @@ def _add_task_arguments(p: argparse.ArgumentParser, optional: bool = False) -> N
     )
     p.add_argument("--no-messages", action="store_true", help="no message channel")
     p.add_argument(
-        "--env-arg",
+        "--env-arg", action="append", type=_env_arg, metavar="KEY=VALUE", help=ENV_ARG_HELP
+    )
+    p.add_argument(
+        "--module",
         action="append",
-        type=_env_arg,
-        metavar="KEY=VALUE",
-        help="task argument, e.g. --env-arg max_cycles=20 (repeatable)",
+        dest="modules",
+        metavar="MODULE|FILE.py",
+        help="import this Python file or module first, e.g. one that registers a task of its "
+        "own with mase.register (repeatable)",
     )
 
 
@@ -182,8 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--config",
         metavar="FILE.toml",
-        help="a run configuration: the task, its arguments, teams, episodes, seed "
-        "(mase.config; the command line wins)",
+        help="a run configuration: every option here has a key, named as the option with "
+        "underscores (base_url, probe_rate), the task's arguments in an [env_args] table, "
+        "Python files to import first in modules (mase.config); the command line wins",
     )
     p.add_argument(
         "--episodes", type=_positive_int, default=None, help="episodes per team (default 10)"
@@ -424,19 +427,66 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _configure(args: argparse.Namespace) -> None:
-    """Fill what ``mase eval`` was not given from ``--config`` (then the defaults)."""
-    config = RunConfig.from_file(args.config) if args.config else RunConfig()
+#: Stands for "not given" when the command line is read again to see what it gave.
+_UNSET = object()
+
+
+def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    """The parser of the command ``name``."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return commands.choices[name]
+
+
+def _given_on_command_line(argv: list[str] | None) -> set[str]:
+    """The ``dest`` of every ``mase eval`` option the command line itself gave."""
+    parser = build_parser()
+    for action in _subparser(parser, "eval")._actions:
+        if not isinstance(action, argparse._AppendAction):  # appended to: a list or None
+            action.default = _UNSET
+    given = vars(parser.parse_args(argv))
+    return {dest for dest, value in given.items() if value is not _UNSET and value is not None}
+
+
+def _file_value(config: RunConfig, action: argparse.Action, value: Any) -> Any:
+    """A file's value for an option, checked as the option checks its own (range, choices)."""
+    key = next((k for k, d in OPTION_OF.items() if d == action.dest), action.dest)
+    if action.type is not None and not isinstance(action, argparse._AppendAction):
+        try:
+            value = action.type(str(value))
+        except (argparse.ArgumentTypeError, ValueError) as exc:
+            raise ValueError(f"{config.path}: {key}: {exc}") from None
+    if action.choices is not None and value not in action.choices:
+        raise ValueError(
+            f"{config.path}: {key} must be one of {list(action.choices)}, got {value!r}"
+        )
+    return value
+
+
+def _configure(args: argparse.Namespace, argv: list[str] | None = None) -> None:
+    """Fill what ``mase eval`` was not given on the command line from ``--config``.
+
+    Every option has its key (:mod:`mase.config`); the command line wins, option by option,
+    and ``--env-arg`` pairs win over the file's ``[env_args]`` key by key.
+    """
+    if not args.config:
+        args.episodes = args.episodes or 10
+        args.seed = args.seed if args.seed is not None else 0
+        return
+    config = RunConfig.from_file(args.config)
+    given = _given_on_command_line(argv)
     if config.env and args.env and config.env != args.env:
         raise ValueError(f"{config.path} configures {config.env}, not {args.env}")
-    args.env = args.env or config.env
-    args.team = args.team or config.team or None
-    args.episodes = args.episodes or config.episodes or 10
-    args.seed = args.seed if args.seed is not None else (config.seed or 0)
-    if config.concurrency and args.concurrency is None:
-        args.concurrency = config.concurrency
-    args.env_arg = [*config.env_args.items(), *(args.env_arg or [])]
-    args.unconfined_sandbox = bool(args.unconfined_sandbox or config.unconfined_sandbox)
+    actions = {a.dest: a for a in _subparser(build_parser(), "eval")._actions}
+    for dest, value in config.command_line().items():
+        if dest == "env_arg":  # the file's, then the command line's over them
+            args.env_arg = [*value, *(args.env_arg or [])]
+        elif dest == "modules":  # the file's first: the command line's may build on them
+            args.modules = [*value, *(args.modules or [])]
+        elif dest not in given:
+            setattr(args, dest, _file_value(config, actions[dest], value))
+    args.episodes = args.episodes or 10
+    args.seed = args.seed if args.seed is not None else 0
+    args.unconfined_sandbox = bool(args.unconfined_sandbox)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -444,7 +494,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "eval":
-            _configure(args)
+            _configure(args, argv)
+        import_modules(getattr(args, "modules", None) or [])  # before any task id is looked up
         return args.func(args)
     except (
         ValueError,

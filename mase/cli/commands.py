@@ -253,6 +253,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                     messages=row.messages and not args.no_messages,
                     label=label,
                     llm=row_llm if row.label in llm_rows else None,
+                    about={"served": where} if where and row.label in llm_rows else None,
                     **options,
                 )
                 if condition.name:
