@@ -36,3 +36,4 @@ napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 napoleon_use_ivar = True  # a class's Attributes: section beside autodoc's own entries
 myst_heading_anchors = 3
+smartquotes = False  # "--flag" stays two hyphens, quotes stay as code writes them

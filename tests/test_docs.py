@@ -60,6 +60,13 @@ def test_the_cli_page_is_every_commands_help(site):
     for command in ("eval", "play", "train", "report", "replay", "crossplay", "serve"):
         assert f"mase {command}" in page
     assert "--policies" in page and "--episode" in page
+    from mase.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if a.dest == "command").choices
+    for name, sub in commands.items():
+        for action in sub._actions:
+            for flag in action.option_strings:
+                assert flag in page, f"mase {name} {flag}"
 
 
 def test_the_api_and_contract_pages_are_there(site):
@@ -116,3 +123,15 @@ def test_the_guides_and_every_tasks_page_are_on_the_site(site):
         assert (site / "tasks" / f"{page}.html").is_file()
     index = text(site / "index.html")
     assert "Getting started" in index and "From PettingZoo, SB3 and RLlib" in index
+
+
+def test_a_trainers_options_are_a_table_on_the_cli_page(site):
+    pytest.importorskip("torch")
+    from dataclasses import fields
+
+    from mase.baselines.sb3.ppo import Args
+
+    page = text(site / "reference" / "cli.html")
+    assert "mase train sb3-ppo" in page
+    for field in fields(Args):
+        assert "--" + field.name.replace("_", "-") in page

@@ -10,6 +10,7 @@ line's page is each ``mase`` command's ``--help``.
 
 from __future__ import annotations
 
+import argparse
 import inspect
 import re
 import textwrap
@@ -310,20 +311,96 @@ def task_page(env_id: str) -> str:
     return "\n".join(parts)
 
 
+def rst_text(text: str) -> str:
+    """Help text as RST inline text: `code` is a literal, other markup characters are plain."""
+    parts = re.split(r"`([^`]+)`", " ".join(text.split()))
+    return "".join(
+        f"``{part}``" if i % 2 else re.sub(r"([\\*`|_])", r"\\\1", part)
+        for i, part in enumerate(parts)
+    )
+
+
+def options_table(parser: argparse.ArgumentParser, group: argparse._ArgumentGroup) -> str:
+    """One argparse group's arguments as a table: each option (with its value's name) and help.
+
+    The help text says the defaults: several options default to ``None`` in the parser so that
+    a configuration file can set them, and their real default is in their help.
+    """
+    rows = []
+    for action in group._group_actions:
+        if action.help == argparse.SUPPRESS or isinstance(action, argparse._HelpAction):
+            continue
+        choices = [str(c) for c in action.choices or ()]
+        braces = "{" + ",".join(choices) + "}"
+        value = action.metavar or (braces if choices and len(braces) <= 24 else None)
+        takes_value = action.nargs != 0
+        if action.option_strings:
+            names = ", ".join(action.option_strings)
+            name = f"{names} {value or action.dest.upper()}" if takes_value else names
+        else:
+            name = value or action.dest
+        text = rst_text(parser._get_formatter()._expand_help(action) if action.help else "")
+        if choices and not action.metavar and len(braces) > 24:
+            text += " (one of " + ", ".join(f"``{c}``" for c in choices) + ")"
+        rows.append([f"``{name}``", text])
+    return _list_table(["argument", "meaning"], rows, "30 70") if rows else ""
+
+
+def command_section(name: str, parser: argparse.ArgumentParser) -> str:
+    """One ``mase`` command: its description, usage line and arguments, a table a group."""
+    parts = [heading(f"mase {name}", "-")]
+    if parser.description:
+        parts.append(rst_text(parser.description) + "\n")
+    usage = parser.format_usage().removeprefix("usage: ")
+    parts.append(".. code-block:: text\n\n" + textwrap.indent(usage, "   ") + "\n")
+    for group in parser._action_groups:
+        table = options_table(parser, group)
+        if table:
+            title = {"positional arguments": "Arguments", "options": "Options"}.get(
+                group.title or "", (group.title or "").capitalize()
+            )
+            parts += [f"**{rst_text(title)}**\n", table]
+    return "\n".join(parts)
+
+
 def cli_page() -> str:
-    """Every ``mase`` command's help, as the command prints it."""
+    """Every ``mase`` command's arguments, from the parser the command runs (tables a group)."""
     from mase.cli import build_parser
 
     parser = build_parser()
     parts = [
         heading("Command line", "="),
-        "The ``mase`` command and its subcommands, as ``--help`` prints them.\n",
+        "The ``mase`` command and its subcommands, from the parser itself (``mase COMMAND "
+        "--help`` prints the same). ``mase train TRAINER --help`` lists a trainer's options, "
+        "the fields of its ``Args`` dataclass.\n",
+        ".. code-block:: text\n\n" + textwrap.indent(parser.format_help(), "   ") + "\n",
     ]
-    parts.append(".. code-block:: text\n\n" + textwrap.indent(parser.format_help(), "   ") + "\n")
     action = next(a for a in parser._actions if a.dest == "command")
     for name, sub in action.choices.items():
-        parts.append(heading(f"mase {name}", "-"))
-        parts.append(".. code-block:: text\n\n" + textwrap.indent(sub.format_help(), "   ") + "\n")
+        parts.append(command_section(name, sub))
+    parts.append(trainers_section())
+    return "\n".join(parts)
+
+
+def trainers_section() -> str:
+    """Each ``mase train TRAINER``'s options: the fields of its ``Args`` dataclass."""
+    import importlib
+
+    import mase
+    from mase.cli.commands import add_dataclass_arguments
+
+    parts = [heading("Trainers", "-")]
+    for name, (module_name, summary) in mase.baselines.TRAINERS.items():
+        parts.append(heading(f"mase train {name}", "~"))
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:  # the site builds without the rl extra too
+            parts.append(f"{summary}; its options need the rl extra to list ({exc.name}).\n")
+            continue
+        parser = argparse.ArgumentParser(prog=f"mase train {name}", description=summary)
+        add_dataclass_arguments(parser, module.Args)
+        parts.append(rst_text(summary) + " (``" + module_name + ".Args``).\n")
+        parts += [options_table(parser, group) for group in parser._action_groups]
     return "\n".join(parts)
 
 
