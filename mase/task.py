@@ -29,7 +29,9 @@ and, when it needs them: ``schedule`` (class attribute, default :class:`RoundRob
 :meth:`TaskEnv.finish` to end the episode), ``check_action`` (what counts as an action of its
 kind), ``turn_view`` (what an agent sees at the start of its turn, for the knowledge tracker),
 ``invalid_event`` and ``explain_invalid``, ``utterance`` (what a non-text move says in a speech
-phase), ``speech_move`` (what ``apply`` reads of a speech move), ``metrics``, ``state``,
+phase), ``speech_move`` (what ``apply`` reads of a speech move), ``metrics`` (with
+``metric_kinds`` or ``metric_specs``: what each is, its range and its name for people, which
+pick its interval and draw its axis in reports), ``state``,
 ``_render`` and ``next_round`` (to keep ``round`` in the task's own world too), ``scene``
 (the world as data for ``mase replay``, drawn by the task's ``replay.js``), ``side_of``
 (who plays for whom, when the seats are not all one team). Optional hooks switch on more of
