@@ -41,6 +41,13 @@ action with a reason, never an exception).
 
 A plain PettingZoo AEC env (no MASE turn schedule) has a view only when its metadata sets
 ``is_parallelizable``; then a step is a cycle of every live agent, as PettingZoo converts it.
+
+**TorchRL and BenchMARL.** TorchRL's ``PettingZooWrapper`` builds its info spec from the infos
+``reset`` gives and makes a tensor of every info value of every step, so a task's text infos
+(an invalid action's reason, messages) and the episode's ``metrics`` dict stop it; wrap the
+view in :class:`NumericInfos` first::
+
+    PettingZooWrapper(NumericInfos(mase.make_parallel(id, obs_mode="vector")), use_mask=True)
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ from typing import Any
 
 import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils import BaseParallelWrapper
 
 from mase.actions import (
     ActionDictError,
@@ -254,3 +262,45 @@ class ParallelView(ParallelEnv):
     def close(self) -> None:
         """Close the AEC env."""
         self.aec_env.close()
+
+
+class NumericInfos(BaseParallelWrapper):
+    """A parallel view whose infos hold only the numbers and flags ``reset`` gave keys for.
+
+    For libraries that make tensors of infos with a spec fixed at ``reset`` (TorchRL's
+    ``PettingZooWrapper``, hence BenchMARL): each agent's info keeps the keys its info had at
+    ``reset`` whose values are bools or numbers (``acting``, at least), and drops the rest
+    (text, lists, the end's ``metrics``, which ``env.unwrapped.metrics()`` still gives).
+
+    Args:
+        env: a parallel view (:func:`mase.make_parallel`).
+    """
+
+    def __init__(self, env: ParallelEnv):
+        super().__init__(env)
+        self._keys: dict[str, tuple[str, ...]] = {}
+
+    def reset(
+        self, seed: int | None = None, options: dict | None = None
+    ) -> tuple[dict[str, Any], dict[str, dict]]:
+        """The view's reset, its infos cut down to numbers and flags."""
+        observations, infos = self.env.reset(seed=seed, options=options)
+        self._keys = {
+            agent: tuple(k for k, v in info.items() if _numeric(v)) for agent, info in infos.items()
+        }
+        return observations, self._kept(infos)
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """The view's step, its infos cut down to the keys ``reset`` gave numbers for."""
+        *returned, infos = self.env.step(actions)
+        return (*returned, self._kept(infos))
+
+    def _kept(self, infos: dict[str, dict]) -> dict[str, dict]:
+        return {
+            agent: {k: info[k] for k in self._keys.get(agent, ()) if _numeric(info.get(k))}
+            for agent, info in infos.items()
+        }
+
+
+def _numeric(value: Any) -> bool:
+    return isinstance(value, bool | int | float | np.number | np.bool_)

@@ -18,6 +18,7 @@ from pettingzoo.test import parallel_api_test, parallel_seed_test
 import mase
 from mase.actions import ActionDictError
 from mase.envs.debate.text import OPINIONS_HEAD, SUMMARY_HEAD
+from mase.parallel import NumericInfos
 
 AVALON = {"n_players": 5, "discussion": 0}
 DEAL = ("Merlin", "Assassin", "Loyal Servant", "Percival", "Morgana")
@@ -208,3 +209,21 @@ def test_supersuit_vectorizes_the_parallel_view(env_id, kwargs):
         obs, rewards, terminations, truncations, _ = venv.step(np.array(actions))
         assert rewards.shape == (2 * seats,) and obs["action_mask"].any(axis=1).all()
     venv.close()
+
+
+def test_numeric_infos_keep_only_what_reset_gave_numbers_for():
+    """What TorchRL's PettingZooWrapper takes: infos with the keys and kinds of reset's."""
+    env = NumericInfos(mase.make_parallel("mase/Avalon-v0", obs_mode="vector", **AVALON))
+    _, infos = env.reset(seed=0, options={"leader": "alpha"})
+    assert {a: sorted(i) for a, i in infos.items()} == dict.fromkeys(
+        env.possible_agents, ["acting"]
+    )
+    seen = set()
+    while env.agents:
+        # the leader names no team: an invalid action, whose reason is text in the task's infos
+        _, _, _, _, infos = env.step(dict.fromkeys(env.agents, 10**6))
+        seen |= {k for i in infos.values() for k in i}
+        assert all(type(v) is bool for i in infos.values() for v in i.values())
+    assert seen == {"acting"} and env.unwrapped.invalid_actions > 0
+    assert env.unwrapped.metrics()["ended_by"]  # the metrics the infos dropped, from the task
+    parallel_api_test(NumericInfos(mase.make_parallel("mase/Debate-v0")), num_cycles=20)
