@@ -13,6 +13,7 @@ from typing import Any
 import mase
 from mase.agents import policy_names
 from mase.cli.commands import (
+    ENV_ARG_HELP,
     cmd_crossplay,
     cmd_eval,
     cmd_list,
@@ -21,27 +22,13 @@ from mase.cli.commands import (
     cmd_report,
     cmd_serve,
     cmd_train,
+    env_arg,
 )
 from mase.cli.models import FAULT_FLAGS, model_endpoint
-from mase.config import OPTION_OF, RunConfig, import_modules, parse_env_arg
+from mase.config import OPTION_OF, RunConfig, import_modules
 from mase.presets import preset_names
 from mase.registry import UnknownArgumentError, UnknownEnvError
 from mase.sandbox import SandboxUnavailable
-
-
-def _env_arg(text: str) -> tuple[str, Any]:
-    """``KEY=VALUE``, the value read as :func:`mase.config.parse_env_arg` reads it."""
-    try:
-        return parse_env_arg(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-#: The help of ``--env-arg``, the one way every command takes task arguments.
-ENV_ARG_HELP = (
-    "task argument, e.g. --env-arg max_cycles=20 (repeatable); the value is JSON when it "
-    'parses as JSON (20, true, [1, 2], {"a": 1}), else a Python literal, else text'
-)
 
 
 def _add_fault_arguments(p: argparse.ArgumentParser) -> None:
@@ -134,7 +121,7 @@ def _add_task_arguments(p: argparse.ArgumentParser, optional: bool = False) -> N
     )
     p.add_argument("--no-messages", action="store_true", help="no message channel")
     p.add_argument(
-        "--env-arg", action="append", type=_env_arg, metavar="KEY=VALUE", help=ENV_ARG_HELP
+        "--env-arg", action="append", type=env_arg, metavar="KEY=VALUE", help=ENV_ARG_HELP
     )
     p.add_argument(
         "--module",

@@ -19,6 +19,7 @@ import mase
 from mase import sandbox
 from mase.agents import HumanPolicy, is_llm, make_policy
 from mase.cli.models import FAULT_FLAGS, check_endpoint, model_endpoint, read_faults
+from mase.config import parse_env_arg
 from mase.presets import Condition, Preset, Team, load_preset, parse_row_models, preset_names
 from mase.report import (
     DEFAULT_COLUMNS,
@@ -407,6 +408,21 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def env_arg(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE``, the value read as :func:`mase.config.parse_env_arg` reads it."""
+    try:
+        return parse_env_arg(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+#: The help of ``--env-arg``, the one way every command takes task arguments.
+ENV_ARG_HELP = (
+    "task argument, e.g. --env-arg max_cycles=20 (repeatable); the value is JSON when it "
+    'parses as JSON (20, true, [1, 2], {"a": 1}), else a Python literal, else text'
+)
+
+
 def _field_docs(cls: type) -> dict[str, str]:
     """The docstring under each field of a dataclass (the CleanRL ``Args`` convention)."""
     body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body
@@ -427,6 +443,9 @@ def add_dataclass_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
     docs = _field_docs(cls)
     for f in dataclasses.fields(cls):
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        if f.name == "env_kwargs":  # the task's arguments: as every command takes them
+            _add_env_arguments(parser, docs.get(f.name, ""), default)
+            continue
         flag = "--" + f.name.replace("_", "-")
         text = f"{docs.get(f.name, '')} (default: {json.dumps(default)})"
         if isinstance(default, bool):
@@ -437,6 +456,43 @@ def add_dataclass_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
             parser.add_argument(flag, type=json.loads, default=default, help=text, metavar="JSON")
         else:
             parser.add_argument(flag, type=type(default), default=default, help=text)
+
+
+def _add_env_arguments(parser: argparse.ArgumentParser, doc: str, default: dict) -> None:
+    """A trainer's task arguments: ``--env-arg KEY=VALUE``, and ``--env-kwargs JSON`` (old)."""
+    parser.add_argument(
+        "--env-arg",
+        action="append",
+        type=env_arg,
+        metavar="KEY=VALUE",
+        help=f"{ENV_ARG_HELP}. They go over the trainer's own when --env is its default task "
+        f"({json.dumps(default)}: {doc}), over none for another task",
+    )
+    parser.add_argument(
+        "--env-kwargs",
+        type=json.loads,
+        default=None,
+        metavar="JSON",
+        help="deprecated, use --env-arg: the task's arguments as one JSON object, in place of "
+        "the trainer's own (--env-arg pairs go over it)",
+    )
+
+
+def _train_env_kwargs(cls: type, options: dict[str, Any]) -> dict[str, Any]:
+    """The task arguments a ``mase train`` command line gives (see :func:`_add_env_arguments`).
+
+    The trainer's own (its ``Args.env_kwargs``) are for its default task; another ``--env``
+    starts from none. ``--env-kwargs JSON`` replaces them; ``--env-arg`` pairs go on top.
+    """
+    defaults = cls()
+    kwargs = dict(defaults.env_kwargs) if options.get("env") == defaults.env else {}
+    given = options.pop("env_kwargs", None)
+    if given is not None:
+        if not isinstance(given, dict):
+            raise ValueError(f"--env-kwargs takes a JSON object, got {json.dumps(given)}")
+        print("mase train: --env-kwargs is deprecated; use --env-arg KEY=VALUE", file=sys.stderr)
+        kwargs = dict(given)
+    return {**kwargs, **dict(options.pop("env_arg", None) or [])}
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -451,7 +507,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         ) from None
     parser = argparse.ArgumentParser(prog=f"mase train {args.trainer}", description=summary)
     add_dataclass_arguments(parser, module.Args)
-    settings = module.Args(**vars(parser.parse_args(args.options)))
+    options = vars(parser.parse_args(args.options))
+    if any(f.name == "env_kwargs" for f in dataclasses.fields(module.Args)):
+        options["env_kwargs"] = _train_env_kwargs(module.Args, options)
+    settings = module.Args(**options)
     out = Path(getattr(settings, "out", "") or ".")
     if getattr(settings, "out", None) and out.is_dir() and any(out.iterdir()):
         raise ValueError(
