@@ -239,6 +239,7 @@ def _draw_bars(ax: Any, panel: dict[str, Any], colours: dict) -> None:
            color=[colours[n] for n in names])  # fmt: skip
     ticks = [f"{s[0]}\n(n={s[4]})" for s in panel["series"]]
     ax.set_xticks(range(len(names)), ticks, rotation=15, ha="right", fontsize=8)
+    ax.set_xlim(-0.6, max(len(names), 3) - 0.4)  # one team's bar no wider than one of three
 
 
 def _draw_tom(ax: Any, panel: dict[str, Any], colours: dict) -> None:
