@@ -7,7 +7,8 @@ import gymnasium
 
 import mase  # noqa: F401  (registers the MASE tasks with gymnasium)
 
-env = gymnasium.make("mase/SearchRescue-v0", agent="bravo", teammates="scripted", obs_mode="vector")
+# the observation: the vector view and its action mask (obs_mode="both" adds the text)
+env = gymnasium.make("mase/SearchRescue-v0", agent="bravo", teammates="scripted")
 observation, info = env.reset(seed=0)
 total, done = 0.0, False
 while not done:

@@ -4,7 +4,9 @@ MASE tasks live in gymnasium's own registry, so ``gymnasium.make(id)`` works for
 registered entry point is the single-agent view (:class:`mase.wrappers.SingleAgentEnv`),
 because ``gymnasium.make`` accepts only ``gymnasium.Env`` objects; the multi-agent
 constructor rides along in the spec's kwargs as ``aec_entry_point`` and :func:`make` builds
-the PettingZoo env from it. One registration therefore serves both views.
+the PettingZoo env from it. One registration therefore serves both views. A registered
+``obs_mode`` default is the multi-agent view's; it rides along as ``aec_obs_mode``, so that the
+single-agent view keeps its own default (``"vector"``, which every RL library takes).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from mase.parallel import ParallelView, refusal
 
 SINGLE_AGENT_ENTRY_POINT = "mase.wrappers.single_agent:SingleAgentEnv"
 _AEC_KEY = "aec_entry_point"
+_AEC_OBS_MODE = "aec_obs_mode"  # a registered obs_mode: the AEC view's default, not gymnasium's
 
 
 class UnknownEnvError(gymnasium.error.UnregisteredEnv, KeyError):
@@ -55,13 +58,13 @@ def register(id: str, entry_point: str | Callable[..., AECEnv], **defaults: Any)
         >>> sorted(mase.make("demo/VectorOnly-v0").observation_space(creator().possible_agents[0]))
         ['action_mask', 'observation']
     """
-    if _AEC_KEY in defaults:
-        raise TypeError(f"{_AEC_KEY!r} is reserved; pass the constructor as entry_point")
-    gymnasium.register(
-        id=id,
-        entry_point=SINGLE_AGENT_ENTRY_POINT,
-        kwargs={_AEC_KEY: entry_point, **defaults},
-    )
+    for key, instead in ((_AEC_KEY, "the constructor as entry_point"), (_AEC_OBS_MODE, "obs_mode")):
+        if key in defaults:
+            raise TypeError(f"{key!r} is reserved; pass {instead}")
+    kwargs = {_AEC_KEY: entry_point, **defaults}
+    if "obs_mode" in kwargs:
+        kwargs[_AEC_OBS_MODE] = kwargs.pop("obs_mode")
+    gymnasium.register(id=id, entry_point=SINGLE_AGENT_ENTRY_POINT, kwargs=kwargs)
 
 
 def list_envs(namespace: str | None = None, declaring: str | None = None) -> list[str]:
@@ -96,6 +99,8 @@ def env_creator(id: str) -> tuple[Callable[..., AECEnv], dict[str, Any]]:
             f"unknown MASE task id {id!r}.{hint} Registered tasks: {', '.join(known)}"
         )
     defaults = dict(spec.kwargs)
+    if _AEC_OBS_MODE in defaults:
+        defaults["obs_mode"] = defaults.pop(_AEC_OBS_MODE)
     return resolve_entry_point(defaults.pop(_AEC_KEY)), defaults
 
 

@@ -8,11 +8,13 @@ from typing import Any
 
 import gymnasium
 import numpy as np
+from gymnasium import spaces
 
 from mase import rendering
-from mase.actions import ResetNeeded, check_playing
+from mase.actions import ResetNeeded, UsageError, check_playing
 from mase.agents import PolicyProtocol, make_policy
 from mase.registry import build, resolve_entry_point
+from mase.task import TaskEnv
 from mase.wrappers.message_channel import MessageChannel
 
 TeammateSpec = str | PolicyProtocol | Mapping[str, "str | PolicyProtocol"] | None
@@ -25,6 +27,13 @@ class SingleAgentEnv(gymnasium.Env):
     takes the learner's action, then lets the teammates act until it is the learner's turn
     again (or the episode ends); the reward is the learner's reward summed over that span.
 
+    The observation is the task's vector view and its action mask by default
+    (``obs_mode="vector"``: a Dict of ``"observation"``, a float32 Box, and ``"action_mask"``
+    where the action space is ``Discrete``), which Stable-Baselines3, sb3-contrib, RLlib and
+    CleanRL-style loops all take; ``obs_mode="text"`` or ``"both"`` adds the text (a ``Text``
+    space, which SB3 cannot store). An ``obs_mode`` registered as a task default applies to
+    ``mase.make``, not to this view, whose default stays ``"vector"``.
+
     Args:
         aec_entry_point: the task's AEC constructor (set by ``mase.register``).
         agent: the learner's seat (default: the first agent).
@@ -33,7 +42,10 @@ class SingleAgentEnv(gymnasium.Env):
             (random ones for a task without a scripted policy).
         messages: wrap the task in a :class:`MessageChannel` (default True), so scripted
             teammates can coordinate.
-        **env_kwargs: passed to the task (``obs_mode``, ``render_mode``, rule options).
+        aec_obs_mode: the ``obs_mode`` registered as the task's default (set by
+            ``mase.register``; the multi-agent view's, not this one's).
+        **env_kwargs: passed to the task (``obs_mode``: ``"vector"`` unless given;
+            ``render_mode``, rule options).
     """
 
     metadata = {
@@ -47,8 +59,10 @@ class SingleAgentEnv(gymnasium.Env):
         agent: str | None = None,
         teammates: TeammateSpec = None,
         messages: bool = True,
+        aec_obs_mode: str | None = None,
         **env_kwargs: Any,
     ):
+        env_kwargs.setdefault("obs_mode", "vector")
         self.aec = build(resolve_entry_point(aec_entry_point), env_kwargs)
         if messages:
             self.aec = MessageChannel(self.aec)
@@ -114,14 +128,35 @@ class SingleAgentEnv(gymnasium.Env):
         raise RuntimeError("the episode ended without the learner's final observation")
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions now (a bool array; all true when the task has no mask).
+        """The learner's legal actions now, flat bool, in sb3-contrib's convention.
 
-        sb3-contrib's ``MaskablePPO`` calls this method of the env it trains on.
+        sb3-contrib's ``MaskablePPO`` calls this method of the env it trains on. ``Discrete(n)``:
+        ``n`` entries, the task's ``action_mask``. ``MultiDiscrete(nvec)``: each dimension's
+        mask, concatenated (``sum(nvec)`` entries); ``MultiBinary(n)``: two a dimension (value
+        0, value 1). A task that declares no mask for such a space (the deliberation tasks:
+        which dishes or assignments make a valid decision is a joint rule, not one per
+        dimension) allows every value of every dimension, and a combination the rules refuse
+        is an invalid action with its reason, as for any policy.
+
+        Raises:
+            UsageError: the action space has no mask in that convention (``Text``, ``Box``).
         """
         space = self.action_space
-        if "action_mask" in getattr(self.observation_space, "spaces", {}):
-            return self.aec.unwrapped.observe(self.agent)["action_mask"].astype(bool)
-        return np.ones(getattr(space, "n", 1), dtype=bool)
+        if isinstance(space, spaces.Discrete):
+            base = self.aec.unwrapped
+            if isinstance(base, TaskEnv):  # the observation's mask, without building the rest
+                return np.asarray(base._mask(self.agent), dtype=bool)
+            mask = base.observe(self.agent).get("action_mask")
+            return np.ones(space.n, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+        if isinstance(space, spaces.MultiDiscrete):
+            return np.ones(int(space.nvec.sum()), dtype=bool)
+        if isinstance(space, spaces.MultiBinary):
+            return np.ones(2 * int(np.prod(space.shape)), dtype=bool)
+        raise UsageError(
+            f"a {type(space).__name__} action space has no action mask (sb3-contrib masks "
+            "Discrete, MultiDiscrete and MultiBinary spaces); train this task with a "
+            "language-model seat, not MaskablePPO"
+        )
 
     def render(self):
         """The task's render (``"ansi"``: a string; ``"rgb_array"``: its scene's picture)."""
