@@ -19,6 +19,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import render_test
 
 import mase
+import mase.canvas
 from mase import rendering
 from mase.agents import make_policy
 from mase.envs.search_rescue import render as sar_render
@@ -169,13 +170,13 @@ def test_text_with_dollar_signs_is_drawn_as_written():
 
 def test_without_matplotlib_the_error_names_the_plot_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    rendering._matplotlib.cache_clear()
+    mase.canvas._matplotlib.cache_clear()
     try:
         with pytest.raises(ImportError, match=r"pip install 'mase-suite\[plot\]'"):
             rendering.Canvas(10, 10)
     finally:
         monkeypatch.undo()
-        rendering._matplotlib.cache_clear()
+        mase.canvas._matplotlib.cache_clear()
 
 
 def test_frames_make_a_video_with_gymnasiums_save_video(tmp_path):
