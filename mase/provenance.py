@@ -73,7 +73,6 @@ def _git(folder: Path, *args: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-@functools.cache
 def git_commit(folder: str | None = None) -> dict[str, Any] | None:
     """The commit MASE's source is checked out at, or ``None`` when it is not a checkout.
 
@@ -84,6 +83,7 @@ def git_commit(folder: str | None = None) -> dict[str, Any] | None:
 
     Returns:
         ``{"commit": SHA, "dirty": bool}``: ``dirty`` when tracked files differ from the commit.
+        Asked afresh each call (three ``git`` calls), so a long session sees a new commit.
     """
     import mase
 
