@@ -128,16 +128,22 @@ def test_the_first_episode_by_hand_is_the_episode_run_episode_plays():
 
 
 def test_the_readmes_llm_and_mappo_seats_play_the_episode_run_episode_plays(monkeypatch):
-    """The README's ten lines run offline, and play what ``mase.run_episode`` plays."""
+    """The README's example runs offline, and plays what ``mase.run_episode`` plays."""
     pytest.importorskip("torch")
     from mase.agents import LLMAgent, make_policy
     from mase.llm import LLMConfig, offline_server
 
     monkeypatch.setenv("MASE_CACHE", "off")  # every reply comes from the server, none cached
-    scope = run_block(python_block(REPO / "README.md", "## Ten lines"), "README.md")
+    scope = run_block(
+        python_block(REPO / "README.md", "## An LLM seat beside a MAPPO seat"), "README.md"
+    )
     by_hand = scope["info"]["metrics"]
     alpha = scope["team"]["alpha"]
-    assert alpha.episode_record()["metrics"]["llm_calls"] > 0 and by_hand["ended_by"] in {"defused", "exploded", "round_limit"}
+    assert alpha.episode_record()["metrics"]["llm_calls"] > 0 and by_hand["ended_by"] in {
+        "defused",
+        "exploded",
+        "round_limit",
+    }
     env = mase.wrappers.MessageChannel(mase.make("mase/SearchRescue-v0"))
     with offline_server(env) as server:
         team = {
