@@ -14,8 +14,9 @@ label too long for its place is drawn smaller (:meth:`Canvas.text`), a paragraph
 (:class:`Para`), and a page that would overflow (:func:`flow`) is drawn smaller, down to
 :data:`MIN_SCALE`, then loses its oldest parts, with a line saying how many went.
 
-Drawn with matplotlib's Agg renderer directly (no figure, no display; one frame takes a few
-tens of milliseconds), in the ``plot`` extra, imported only when a picture is asked for.
+Drawn with matplotlib's Agg renderer directly (no figure, no display), in the ``plot`` extra,
+imported only when a picture is asked for. The fullest frame of a scripted episode takes 5 to
+45 ms of CPU time on a two-core machine, depending on the task (``benchmarks/rendering.py``).
 """
 
 from __future__ import annotations

@@ -33,7 +33,8 @@ phase), ``speech_move`` (what ``apply`` reads of a speech move), ``metrics`` (wi
 ``metric_kinds`` or ``metric_specs``: what each is, its range and its name for people, which
 pick its interval and draw its axis in reports), ``state``,
 ``_render`` and ``next_round`` (to keep ``round`` in the task's own world too), ``scene``
-(the world as data for ``mase replay``, drawn by the task's ``replay.js``), ``side_of``
+(the world as data for ``mase replay``, drawn by the task's ``replay.js``; ``drawing`` draws
+the same picture for ``render_mode="rgb_array"``, :mod:`mase.rendering`), ``side_of``
 (who plays for whom, when the seats are not all one team). Optional hooks switch on more of
 the suite: ``true_facts`` (the ground truth :class:`mase.wrappers.ToMProbe` scores against),
 ``parse_facts`` and ``facts_text`` (messages' claims enter the tracker through them),
