@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from mase.canvas import HEAD, NOTE, PLAIN, RULE, Canvas, Style, face_of, measure, wrap
 
 #: The smallest a page is drawn (a fraction of its sizes) before its oldest parts are left out.
-MIN_SCALE = 0.6
+MIN_SCALE = 0.7
 
 
 class Laid(NamedTuple):

@@ -12,6 +12,8 @@ BOLD = Style(bold=True)
 #: How a review and an evaluation read, by whether they accepted (the page's right and wrong).
 REVIEWS = {True: ("agrees", Style(colour=RIGHT, bold=True)),
            False: ("objects", Style(colour=WRONG, bold=True))}  # fmt: skip
+#: The latest actions an iteration's list shows (the page lists all; a frame has no scrollbar).
+SHOWN_ACTIONS = 9
 VERDICTS = {True: ("accepted", REVIEWS[True][1]), False: ("not accepted", REVIEWS[False][1])}
 
 
@@ -45,7 +47,10 @@ def _iteration(it: Mapping[str, Any], k: int) -> list:
             verdict = REVIEWS[bool(v["accepted"])]
             blocks.append(_message([(f"{seat} (review {r + 1}, ", BOLD), verdict, ("): ", BOLD),
                                     (rendering.inline(v["text"]), rendering.PLAIN)]))  # fmt: skip
-    for n, e in enumerate(it.get("executed", [])):
+    executed = it.get("executed", [])
+    if len(executed) > SHOWN_ACTIONS:
+        blocks.append(rendering.note(f"… {len(executed) - SHOWN_ACTIONS} earlier actions"))
+    for n, e in list(enumerate(executed))[-SHOWN_ACTIONS:]:
         line = f"{e['seat']} for {e['agent']}: {e['action']}" + ("" if e["valid"] else " (invalid)")
         style = rendering.PLAIN if e["valid"] else Style(colour=WRONG)
         blocks.append(rendering.Para([(line, style)], indent=40, gap=2, marker=f"{n + 1}."))
