@@ -1,3 +1,4 @@
+import dataclasses
 import json
 import shutil
 import signal
@@ -388,3 +389,68 @@ def test_a_condition_this_machine_cannot_run_is_said_and_the_rest_run(monkeypatc
     assert "not run: chess_moves (chess move quality needs the Stockfish engine" in out
     debate = next(line for line in out.splitlines() if line.startswith("debate (offline"))
     assert debate.split()[-2] == "4"  # four data sets ran, one episode each
+
+
+@dataclasses.dataclass
+class Args:
+    """A stand-in trainer's settings, to see what ``mase train`` gives a trainer."""
+
+    env: str = "mase/SearchRescue-v0"
+    """task id"""
+    env_kwargs: dict = dataclasses.field(default_factory=lambda: {"shaping": True})
+    """task arguments"""
+    out: str = ""
+    """where to write"""
+
+
+TRAINED = []
+
+
+def train(settings):
+    TRAINED.append(settings)
+    return "nowhere"
+
+
+@pytest.mark.parametrize(
+    ("options", "env_kwargs", "deprecated"),
+    [
+        ([], {"shaping": True}, False),
+        (["--env-arg", "wrong_cutter=explode", "--env-arg", "max_cycles=9"],
+         {"shaping": True, "wrong_cutter": "explode", "max_cycles": 9}, False),
+        (["--env-arg", "shaping=false"], {"shaping": False}, False),
+        (["--env", "mase/Craft-v0", "--env-arg", "layout=random"], {"layout": "random"}, False),
+        (["--env-kwargs", '{"wrong_cutter": "reject"}', "--env-arg", 'task_kwargs={"a": [1]}'],
+         {"wrong_cutter": "reject", "task_kwargs": {"a": [1]}}, True),
+    ],
+)  # fmt: skip
+def test_train_takes_task_arguments_as_eval_does(monkeypatch, capsys, options, env_kwargs,
+                                                 deprecated):  # fmt: skip
+    import mase
+
+    monkeypatch.setitem(mase.baselines.TRAINERS, "stand-in", (__name__, "a stand-in"))
+    TRAINED.clear()
+    assert main(["train", "stand-in", *options]) == 0
+    assert TRAINED[0].env_kwargs == env_kwargs
+    assert ("--env-kwargs is deprecated" in capsys.readouterr().err) is deprecated
+
+
+def test_a_real_trainer_gets_env_args_over_its_own(tmp_path):
+    torch = pytest.importorskip("torch")
+    out = tmp_path / "run"
+    assert main(["train", "mappo", "--out", str(out), "--total-timesteps", "48", "--num-envs",
+                 "2", "--num-rounds", "4", "--update-epochs", "1",
+                 "--env-arg", "wrong_cutter=explode"]) == 0  # fmt: skip
+    checkpoint = torch.load(out / "mappo.pt", weights_only=False)
+    assert checkpoint["env_kwargs"] == {"shaping": True, "wrong_cutter": "explode"}
+
+
+def test_eval_env_arg_values_are_json_else_text(tmp_path):
+    out = tmp_path / "run"
+    args = ["--env-arg", "max_cycles=6", "--env-arg", "wrong_cutter=explode"]
+    argv = ["eval", ENV_SR, "--team", "random", "--episodes", "1", "--quiet", "--out", str(out)]
+    assert main([*argv, *args, "--env-arg", "shaping=True"]) == 0
+    config = json.loads((out / "config.json").read_text())
+    assert config["env_kwargs"] == {"max_cycles": 6, "wrong_cutter": "explode", "shaping": True}
+
+
+ENV_SR = "mase/SearchRescue-v0"
