@@ -161,6 +161,18 @@ def test_a_page_too_long_for_the_frame_keeps_to_its_box():
     assert (pixels[:10] == 255).all() and (pixels[230:] == 255).all()
 
 
+def test_a_table_too_tall_for_its_room_keeps_its_header_and_latest_rows():
+    rows = [["quest", "team"]] + [[str(k), "alpha, bravo"] for k in range(40)]
+    whole = rendering.Table(rows).layout(300, 1.0)
+    fitted = rendering.Table(rows).layout(300, 1.0, max_height=150)
+    assert whole.height > 150 >= fitted.height > 100
+
+
+def test_a_paragraph_too_tall_for_its_room_stops_inside_it():
+    para = rendering.text("word " * 400)
+    assert para.layout(300, 1.0).height > 200 >= para.layout(300, 1.0, max_height=200).height
+
+
 def test_text_with_dollar_signs_is_drawn_as_written():
     """A model's output or a price ("$4.50") once made the rgb_array render typeset math."""
     image = rendering.text_frame("It costs $4.50 and $x^2$ {unbalanced $ sign")
