@@ -173,6 +173,14 @@ def test_a_paragraph_too_tall_for_its_room_stops_inside_it():
     assert para.layout(300, 1.0).height > 200 >= para.layout(300, 1.0, max_height=200).height
 
 
+def test_any_text_a_model_may_write_is_drawn_without_a_warning():
+    odd = "emoji \U0001f600 漢字 שלום \x00\x07 tab\tend \ud800 zero\u200bwidth " + "x" * 500
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns of each glyph a font lacks
+        frame = rendering.text_frame(f"{odd}\n{odd}")
+    assert frame.shape == (*reversed(rendering.TEXT_FRAME), 3)
+
+
 def test_text_with_dollar_signs_is_drawn_as_written():
     """A model's output or a price ("$4.50") once made the rgb_array render typeset math."""
     image = rendering.text_frame("It costs $4.50 and $x^2$ {unbalanced $ sign")
