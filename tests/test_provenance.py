@@ -113,3 +113,12 @@ def test_a_run_from_before_provenance_is_named_not_guessed(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "suite:" not in out
     assert f"provenance not recorded (runs made before MASE recorded it): {tmp_path}" in out
+
+
+@pytest.mark.parametrize("name", ["mase.provenance", "mase.config"])
+def test_docstring_examples(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
