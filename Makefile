@@ -88,6 +88,7 @@ bench: $(LOCAL_STAMP)
 	$(BIN)/python benchmarks/throughput.py
 	$(BIN)/python benchmarks/cbs_planning.py
 	$(BIN)/python benchmarks/mappo_training.py
+	$(BIN)/python benchmarks/sb3_native.py
 	$(BIN)/python benchmarks/llm_concurrency.py
 	$(BIN)/python benchmarks/local_model.py
 	$(BIN)/python benchmarks/teams.py
