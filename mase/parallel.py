@@ -27,11 +27,11 @@ is ignored: any value is taken, it is no move, spends nothing and is not counted
 ``infos[agent]["acting"]`` says whether the agent's action counts in the next step. Where
 the observation has an ``action_mask`` (``Discrete`` action spaces), an idle seat's mask
 allows exactly the space's first action (index 0, the action ``space.start``), which stands
-for "wait": masked samplers (gymnasium's ``Space.sample(mask)``, TorchRL's
-``MaskedCategorical``, SB3-contrib's ``MaskablePPO``) need at least one legal action, and pick
-that one. The action spaces are the AEC env's own. An acting seat's mask is the task's own
-(in a speech phase whose move is text, Avalon's discussion, the task's mask may allow no
-index at all; the move is text there).
+for "wait": a masked sampler then picks it (TorchRL's masked sampling fails on a mask with no
+legal action, "invalid multinomial distribution"; gymnasium's ``Space.sample(mask)`` returns
+the first action then anyway). The action spaces are the AEC env's own. An acting seat's mask
+is the task's own: in a speech phase whose move is text (Avalon's discussion) it may allow no
+index at all, so an index-only learner plays Avalon with ``discussion=0``.
 
 **Checked before anyone moves.** The mapping must hold one action for every live agent and
 no other: a missing agent is a clear :class:`~mase.actions.ActionDictError`, not a pass, as is
