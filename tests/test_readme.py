@@ -57,7 +57,7 @@ def test_the_readmes_extras_are_pyprojects():
         re.findall(r"^\| `[\w-]+`, `([\w-]+)`", text, re.M)
     )
     assert listed == set(extras), sorted(listed ^ set(extras))  # each extra, and only those
-    installed = re.search(r"`make test` installs `([\w,]+)`", text).group(1).split(",")
+    installed = re.search(r"`make test` installs\s+`([\w,]+)`", text).group(1).split(",")
     makefile = (REPO / "Makefile").read_text()
     assert f'-e ".[{",".join(installed)}]"' in makefile
 
@@ -108,3 +108,23 @@ def test_every_snippet_of_the_from_other_libraries_page_runs(index):
         pytest.importorskip(module)
     with contextlib.redirect_stdout(io.StringIO()):
         exec(compile(code, str(GUIDE), "exec"), {})  # noqa: S102 - our own documentation
+
+
+def python_blocks(*pages: Path) -> list:
+    return [
+        pytest.param(f"{page.name}:{i}", code, id=f"{page.name}:{i}")
+        for page in pages
+        for i, code in enumerate(re.findall(r"```python\n(.*?)```", page.read_text(), re.S))
+    ]
+
+
+@pytest.mark.parametrize(
+    "name, code", python_blocks(README, REPO / "docs" / "guide" / "getting_started.md")
+)
+def test_every_python_block_of_the_readme_and_getting_started_runs(name, code, monkeypatch):
+    """Each block runs as written, on its own, offline (LLM seats on the offline server)."""
+    if "mappo" in code:
+        pytest.importorskip("torch")
+    monkeypatch.setenv("MASE_CACHE", "off")
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(code, name, "exec"), {})  # noqa: S102 - our own documentation
