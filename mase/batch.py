@@ -28,7 +28,9 @@ Two kinds of batch give the same numbers, step for step (the task's consistency 
 it): :class:`AECBatch` runs ``num_envs`` AEC envs of any task; a task whose rules allow it
 supplies a native one written in arrays (class attribute ``batched`` on the task, a
 ``"module:attribute"`` path), far faster. :func:`make_vec` picks the native one when there is
-one.
+one. RL libraries reach a batch through its single-agent doors:
+:class:`mase.vector_env.BatchVectorEnv` (a Gymnasium ``VectorEnv``) and
+:class:`mase.baselines.sb3.vec.BatchVecEnv` (an SB3 ``VecEnv``, for PPO and MaskablePPO).
 
 >>> import mase
 >>> task = mase.list_envs("mase", declaring="batched")[0]  # a task with a native batch
