@@ -455,15 +455,13 @@ def _configure(args: argparse.Namespace, argv: list[str] | None = None) -> None:
     Every option has its key (:mod:`mase.config`); the command line wins, option by option,
     and ``--env-arg`` pairs win over the file's ``[env_args]`` key by key.
     """
-    if not args.config:
-        args.episodes = args.episodes or 10
-        args.seed = args.seed if args.seed is not None else 0
-        return
-    config = RunConfig.from_file(args.config)
-    given = _given_on_command_line(argv)
+    config = RunConfig.from_file(args.config) if args.config else RunConfig()
     if config.env and args.env and config.env != args.env:
         raise ValueError(f"{config.path} configures {config.env}, not {args.env}")
-    actions = {a.dest: a for a in _subparser(build_parser(), "eval")._actions}
+    given, actions = set(), {}
+    if args.config:
+        given = _given_on_command_line(argv)
+        actions = {a.dest: a for a in _subparser(build_parser(), "eval")._actions}
     for dest, value in config.command_line().items():
         if dest == "env_arg":  # the file's, then the command line's over them
             args.env_arg = [*value, *(args.env_arg or [])]
