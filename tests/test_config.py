@@ -233,3 +233,10 @@ def test_a_module_that_is_not_there_is_one_clear_line(tmp_path, capsys):
     assert f"no module file {tmp_path / 'nope.py'}" in capsys.readouterr().err
     assert main(["eval", "examples/Nope-v0", "--module", "no_such_module_here"]) == 2
     assert "cannot import the module 'no_such_module_here'" in capsys.readouterr().err
+
+
+def test_module_on_the_command_line_registers_a_task_to_run(tmp_path, registry_kept, capsys):
+    out = tmp_path / "out"
+    argv = ["eval", "examples/Tally-v0", "--module", str(EXAMPLES / "agentverse_task.py")]
+    assert main([*argv, "--episodes", "1", "--quiet", "--out", str(out)]) == 0
+    assert json.loads((out / "summary.json").read_text())["metrics"]["score"]["mean"] == 1.0
