@@ -2,9 +2,12 @@
 
 ``mase eval --config FILE.toml`` reads one; an option given on the command line wins over the
 file's. Every option of ``mase eval`` has a key, named as the option without its dashes
-(``--base-url`` is ``base_url``, ``--belief-state`` is ``belief_state``), except three:
-``--env-arg`` is the ``[env_args]`` table, ``--team`` is ``team`` (a list, one row each),
-and ``--config`` has none. A task may also give a dataclass of its own arguments that reads the
+(``--base-url`` is ``base_url``, ``--belief-state`` is ``belief_state``; ``--team`` is
+``team``, a list with one row each), except three: ``--env-arg`` is the ``[env_args]`` table,
+``--module`` is ``modules`` (a list), and ``--config`` has none. A key takes the values its
+option takes, checked as the option checks them (``episodes = 0`` is refused as
+``--episodes 0`` is); a key this layout does not have is an error naming it, the nearest key
+and all of them. A task may also give a dataclass of its own arguments that reads the
 same file's ``[env_args]`` (``AgentVerseConfig.from_file``). Every key is optional:
 
 .. code-block:: toml
