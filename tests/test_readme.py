@@ -128,3 +128,14 @@ def test_every_python_block_of_the_readme_and_getting_started_runs(name, code, m
     monkeypatch.setenv("MASE_CACHE", "off")
     with contextlib.redirect_stdout(io.StringIO()):
         exec(compile(code, name, "exec"), {})  # noqa: S102 - our own documentation
+
+
+def test_the_evaluation_guides_run_configuration_is_read_as_written(tmp_path):
+    from mase.config import RunConfig
+
+    guide = (REPO / "docs" / "guide" / "evaluation.md").read_text()
+    path = tmp_path / "run.toml"
+    path.write_text(re.search(r"```toml\n(.*?)```", guide, re.S).group(1))
+    config = RunConfig.from_file(path)  # an unknown key would raise, naming itself
+    assert config.env == "mase/SearchRescue-v0" and config.env_args == {"witness": True}
+    assert len(config.team) == 2 and config.offline is True
