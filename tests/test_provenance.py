@@ -122,3 +122,10 @@ def test_docstring_examples(name):
 
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_session_that_plays_nothing_adds_no_provenance(tmp_path):
+    mase.evaluate(ENV, "random", episodes=1, out=tmp_path)
+    before = (tmp_path / "config.json").read_text()
+    mase.evaluate(ENV, "random", episodes=1, out=tmp_path, resume=True)
+    assert (tmp_path / "config.json").read_text() == before

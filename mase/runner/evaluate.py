@@ -268,7 +268,8 @@ def evaluate(
     build_team = team_builder(team, seats, llm, concurrency or 1)
     try:
         teams = [build_team(e, w) for w, e in enumerate(envs)]
-        store.describe(run_provenance(specs, _wrapper_target, teams[0], about))
+        if todo:  # a session that plays nothing leaves what the run was as it is
+            store.describe(run_provenance(specs, _wrapper_target, teams[0], about))
         if backend == "ray" and todo:  # joined before the progress bar: Ray logs as it joins
             from mase.runner.distributed import connect
 
