@@ -219,8 +219,12 @@ class RunConfig:
             if value is None:
                 continue
             if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-                kind = " or ".join("true/false" if k is bool else k.__name__ for k in kinds)
-                raise ValueError(f"{path}: {key} must be a {kind}, got {value!r}")
+                kind = (
+                    "true or false"
+                    if kinds == _FLAG
+                    else "a " + " or ".join(k.__name__ for k in kinds)
+                )
+                raise ValueError(f"{path}: {key} must be {kind}, got {value!r}")
         env_args = data.get("env_args", {})
         if not isinstance(env_args, dict):
             raise ValueError(f"{path}: env_args must be a dict (a table), got {env_args!r}")
