@@ -15,7 +15,7 @@ as an SB3 ``VecEnv``.) Who the learner is:
                   decision on to the next (every seat's, in a task whose seats share a team
                   reward). One side only: a task with sides (``TaskEnv.sides``, Avalon's good
                   and evil) is refused, as one learner cannot play both sides' goals.
-``agent="bravo"`` one seat learns in every world; the others are ``teammates``: ``"random"``
+``agent=SEAT``    one seat learns in every world; the others are ``teammates``: ``"random"``
                   (a legal index drawn uniformly, from the door's generator) or a callable
                   ``policy(obs [M, D], mask [M, K], seats [M]) -> actions [M]`` acting on the
                   worlds where a teammate decides (``seats``: each world's acting seat index),
