@@ -135,9 +135,13 @@ def _seat_model(policy: Any) -> dict[str, Any] | None:
     """The model and public endpoint of a seat's policy, if a language model plays it."""
     config = getattr(policy, "config", None)
     shown = getattr(config, "shown_endpoint", None)
-    if config is None or not callable(shown) or not getattr(config, "model", None):
+    model = getattr(config, "model", None)
+    if config is None or not callable(shown) or not isinstance(model, str):
         return None
-    return {"model": config.model, "endpoint": shown()}
+    try:
+        return {"model": model, "endpoint": str(shown())}
+    except Exception:  # noqa: BLE001 - a policy's own config: what it cannot say is left out
+        return {"model": model}
 
 
 def describe_models(team: Mapping[str, Any]) -> dict[str, Any]:
