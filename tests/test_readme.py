@@ -4,19 +4,20 @@ Its code block runs in ``tests/test_examples.py``; here: its length, its links, 
 its commands' flags, against ``pyproject.toml`` and the ``mase`` command's own parser.
 """
 
+import argparse
 import contextlib
 import importlib
 import io
 import re
 import shlex
 import tomllib
-from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
 import mase
 from mase.cli import build_parser
+from mase.cli.commands import add_dataclass_arguments
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
@@ -88,8 +89,10 @@ def test_every_mase_command_on_the_page_parses_with_the_flags_it_names(page):
     for argv in found:
         assert argv[0] in subcommands, argv
         options = subcommands[argv[0]]._option_string_actions
-        if argv[0] == "train":  # a trainer's options are its Args dataclass's fields
-            options = {"--" + f.name.replace("_", "-") for f in fields(trainer_args(argv[1]))}
+        if argv[0] == "train":  # a trainer's options: its Args fields, as mase train adds them
+            trainer = argparse.ArgumentParser()
+            add_dataclass_arguments(trainer, trainer_args(argv[1]))
+            options = trainer._option_string_actions
         flags = [a.split("=")[0] for a in argv if a.startswith("--")]
         unknown = [flag for flag in flags if flag not in options]
         assert not unknown, f"{page.name}: mase {' '.join(argv)}: {unknown}"
