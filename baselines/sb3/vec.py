@@ -195,8 +195,9 @@ class BatchVecEnv(VecEnv):
         self.door.close()
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        """The door's attribute, once per slot asked for."""
-        return [getattr(self, attr_name)] * len(self._indices(indices))
+        """The door's attribute (or this env's), once per slot asked for."""
+        owner = self.door if hasattr(self, "door") and hasattr(self.door, attr_name) else self
+        return [getattr(owner, attr_name)] * len(self._indices(indices))
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
         """Set an attribute of the door (shared by every slot)."""
