@@ -7,23 +7,23 @@ so any library that takes a ``gymnasium.vector.VectorEnv`` trains on the native 
 Stable-Baselines3 and sb3-contrib, :class:`mase.baselines.sb3.vec.BatchVecEnv` wraps this door
 as an SB3 ``VecEnv``.) Who the learner is:
 
-================  ===============================================================================
-``agent=None``    self-play with one shared policy (the default): every decision of every world is
-                  a learner step, whichever seat makes it; the observation is that seat's view
-                  (a task's vector says whose view it is, e.g. search and rescue's own cutters).
-                  The reward of a step is the team's: the mean of the seats' rewards from that
-                  decision on to the next (every seat's, in a task whose seats share a team
-                  reward). One side only: a task with sides (``TaskEnv.sides``, Avalon's good
-                  and evil) is refused, as one learner cannot play both sides' goals.
-``agent=SEAT``    one seat learns in every world; the others are ``teammates``: ``"random"``
-                  (a legal index drawn uniformly, from the door's generator) or a callable
-                  ``policy(obs [M, D], mask [M, K], seats [M]) -> actions [M]`` acting on the
-                  worlds where a teammate decides (``seats``: each world's acting seat index),
-                  e.g. a MAPPO actor run on a batch of vectors. A step is the learner's action
-                  then the teammates' turns up to its next decision; its reward is the
-                  learner's own, summed over that span. The worlds must stay in step (every
-                  seat once a round in turn order: ``metadata["is_parallelizable"]``).
-================  ===============================================================================
+==================  ==============================================================================
+``agent=None``      self-play with one shared policy (the default): every decision of every world is
+                    a learner step, whichever seat makes it; the observation is that seat's view
+                    (a task's vector says whose view it is, e.g. search and rescue's own cutters).
+                    The reward of a step is the team's: the mean of the seats' rewards from that
+                    decision on to the next (every seat's, in a task whose seats share a team
+                    reward). One side only: a task with sides (``TaskEnv.sides``, Avalon's good
+                    and evil) is refused, as one learner cannot play both sides' goals.
+``agent=SEAT``      one seat learns in every world; the others are ``teammates``: ``"random"``
+                    (a legal index drawn uniformly, from the door's generator) or a callable
+                    ``policy(obs [M, D], mask [M, K], seats [M]) -> actions [M]`` acting on the
+                    worlds where a teammate decides (``seats``: each world's acting seat index),
+                    e.g. a MAPPO actor run on a batch of vectors. A step is the learner's action
+                    then the teammates' turns up to its next decision; its reward is the
+                    learner's own, summed over that span. The worlds must stay in step (every
+                    seat once a round in turn order: ``metadata["is_parallelizable"]``).
+==================  ==============================================================================
 
 Observations are the single-agent view's default (``gymnasium.make(id)``): a Dict of
 ``"observation"`` (float32 ``[N, D]``) and ``"action_mask"`` (int8 ``[N, K]``); actions are
