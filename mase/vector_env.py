@@ -98,8 +98,8 @@ class BatchVectorEnv(gymnasium.vector.VectorEnv):
             if not creator.metadata.get("is_parallelizable", False):
                 raise UsageError(
                     f"{batch.spec_id}: seats act when its phases say, so the worlds of a batch "
-                    "are not at one seat's turn together; use agent=None (self-play) or "
-                    "gymnasium.make(id, agent=...) with SB3's make_vec_env"
+                    "are not at one seat's turn together; use agent=None (self-play, one-team "
+                    "tasks) or gymnasium.make(id, agent=...) with SB3's make_vec_env"
                 )
             if teammates != "random" and not callable(teammates):
                 raise UsageError(
