@@ -290,9 +290,13 @@ def task_page(env_id: str) -> str:
     def arguments(prose: str) -> str:
         return arguments_table(cls, kwargs, prose)
 
-    parts.append(docstring_sections(rest, {"Arguments": arguments}))
-    if not re.search(r"^Arguments:$", rest, re.M):
-        parts += [heading("Arguments", "-"), arguments("")]
+    sections = docstring_sections(rest, {"Arguments": arguments})
+    if not re.search(r"^Arguments:$", rest, re.M):  # a table of them all the same
+        table = heading("Arguments", "-") + "\n" + arguments("") + "\n"
+        history = re.search(r"^Version [Hh]istory\n-+\n", sections, re.M)
+        at = history.start() if history else len(sections)
+        sections = sections[:at] + table + "\n" + sections[at:]
+    parts.append(sections)
     mine = [(n, load_preset(n)) for n in preset_names()]
     mine = [(n, p) for n, p in mine if p.env_id == env_id]
     if mine:
