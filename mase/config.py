@@ -8,7 +8,7 @@ file's. Every option of ``mase eval`` has a key, named as the option without its
 option takes, checked as the option checks them (``episodes = 0`` is refused as
 ``--episodes 0`` is); a key this layout does not have is an error naming it, the nearest key
 and all of them. A task may also give a dataclass of its own arguments that reads the
-same file's ``[env_args]`` (``AgentVerseConfig.from_file``). Every key is optional:
+same file's ``[env_args]`` (a ``from_file`` classmethod). Every key is optional:
 
 .. code-block:: toml
 

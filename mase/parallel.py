@@ -8,7 +8,7 @@ the task's AEC env. Each parallel step plays the moves the rules let be made at 
 where play is                              one parallel step
 =========================================  ==================================================
 a secret phase (``Phase(secret=True)``:    the whole phase: every listed seat moves, each
-votes, quest cards, debate answers)        from the observation its turn would show it (no
+a vote, hidden cards, sealed answers)      from the observation its turn would show it (no
                                            move of the phase reaches it before:
                                            ``TaskEnv.observe_at_turn``), and the step returns
                                            the observations after the reveal, so every seat
@@ -30,8 +30,8 @@ allows exactly the space's first action (index 0, the action ``space.start``), w
 for "wait": a masked sampler then picks it (TorchRL's masked sampling fails on a mask with no
 legal action, "invalid multinomial distribution"; gymnasium's ``Space.sample(mask)`` returns
 the first action then anyway). The action spaces are the AEC env's own. An acting seat's mask
-is the task's own: in a speech phase whose move is text (Avalon's discussion) it may allow no
-index at all, so an index-only learner plays Avalon with ``discussion=0``.
+is the task's own: in a speech phase whose move is text (an open discussion) it may allow no
+index at all, so an index-only learner plays such a task with its speech phases turned off.
 
 **Checked before anyone moves.** The mapping must hold one action for every live agent and
 no other: a missing agent is a clear :class:`~mase.actions.ActionDictError`, not a pass, as is

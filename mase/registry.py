@@ -194,10 +194,10 @@ def make(id: str, **kwargs: Any) -> AECEnv:
 def make_parallel(id: str, **kwargs: Any) -> ParallelEnv:
     """Build the task as a PettingZoo ``ParallelEnv``: a step is a set of moves made at once.
 
-    A secret phase (votes, debate answers) is one step, a round of an ``is_parallelizable``
-    task is one step, any other turn is a step of its own; seats that do not act in a step
-    give an action that is ignored, and their ``action_mask`` allows only the first action, a
-    wait (:mod:`mase.parallel` has the whole convention). The view checks each step's actions
+    A secret phase (a vote, answers unseen until all are in) is one step, a round of an
+    ``is_parallelizable`` task is one step, any other turn is a step of its own; seats that do
+    not act in a step give an action that is ignored, and their ``action_mask`` allows only the
+    first action, a wait (:mod:`mase.parallel` has the whole convention). The view checks each step's actions
     (:class:`mase.parallel.ParallelView`): one for every live agent, none for anyone else.
 
     Raises:

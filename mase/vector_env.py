@@ -13,8 +13,8 @@ as an SB3 ``VecEnv``.) Who the learner is:
                     (a task's vector says whose view it is, e.g. search and rescue's own cutters).
                     The reward of a step is the team's: the mean of the seats' rewards from that
                     decision on to the next (every seat's, in a task whose seats share a team
-                    reward). One side only: a task with sides (``TaskEnv.sides``, Avalon's good
-                    and evil) is refused, as one learner cannot play both sides' goals.
+                    reward). One side only: a task with sides (``TaskEnv.sides``, e.g. a hidden
+                    role game's two camps) is refused, as one learner cannot play both sides' goals.
 ``agent=SEAT``      one seat learns in every world; the others are ``teammates``: ``"random"``
                     (a legal index drawn uniformly, from the door's generator) or a callable
                     ``policy(obs [M, D], mask [M, K], seats [M]) -> actions [M]`` acting on the
@@ -37,7 +37,9 @@ turn after the one whose move ended it). ``reset(seed=s)`` seeds world ``n`` wit
 
 >>> import mase
 >>> from mase.vector_env import BatchVectorEnv
->>> envs = BatchVectorEnv(mase.make_vec("mase/SearchRescue-v0", num_envs=4))
+>>> batched = mase.list_envs("mase", declaring="batched")  # tasks with a native batch
+>>> task = next(t for t in batched if mase.make(t).metadata["is_parallelizable"])
+>>> envs = BatchVectorEnv(mase.make_vec(task, num_envs=4))
 >>> obs, infos = envs.reset(seed=0)
 >>> obs["observation"].shape == (4, envs.single_observation_space["observation"].shape[0])
 True

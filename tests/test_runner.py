@@ -55,7 +55,9 @@ def test_summary_statistics():
     assert score["mean"] == pytest.approx(30.0)
     assert score["std"] == pytest.approx(np.std([10, 20, 60], ddof=1))
     # the percentile bootstrap of the mean: inside the lowest and highest episode
-    assert score["ci95_method"] == "bootstrap" and 10 <= score["ci95"][0] < 30 < score["ci95"][1] <= 60
+    assert (
+        score["ci95_method"] == "bootstrap" and 10 <= score["ci95"][0] < 30 < score["ci95"][1] <= 60
+    )
     assert summary["counts"]["ended_by"] == {"defused": 2, "round_limit": 1}
 
 

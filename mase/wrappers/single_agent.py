@@ -133,8 +133,8 @@ class SingleAgentEnv(gymnasium.Env):
         sb3-contrib's ``MaskablePPO`` calls this method of the env it trains on. ``Discrete(n)``:
         ``n`` entries, the task's ``action_mask``. ``MultiDiscrete(nvec)``: each dimension's
         mask, concatenated (``sum(nvec)`` entries); ``MultiBinary(n)``: two a dimension (value
-        0, value 1). A task that declares no mask for such a space (the deliberation tasks:
-        which dishes or assignments make a valid decision is a joint rule, not one per
+        0, value 1). A task that declares no mask for such a space (a joint rule:
+        e.g. which dishes or assignments make a valid decision is a joint rule, not one per
         dimension) allows every value of every dimension, and a combination the rules refuse
         is an invalid action with its reason, as for any policy.
 
