@@ -197,8 +197,9 @@ def make_parallel(id: str, **kwargs: Any) -> ParallelEnv:
     A secret phase (a vote, answers unseen until all are in) is one step, a round of an
     ``is_parallelizable`` task is one step, any other turn is a step of its own; seats that do
     not act in a step give an action that is ignored, and their ``action_mask`` allows only the
-    first action, a wait (:mod:`mase.parallel` has the whole convention). The view checks each step's actions
-    (:class:`mase.parallel.ParallelView`): one for every live agent, none for anyone else.
+    first action, a wait (:mod:`mase.parallel` has the whole convention). The view checks each
+    step's actions (:class:`mase.parallel.ParallelView`): one for every live agent, none for
+    anyone else.
 
     Raises:
         ValueError: the env has no parallel view (a plain AEC env with no MASE turn schedule
