@@ -142,6 +142,18 @@ def without_default(meaning: str, default: object) -> str:
     return ". ".join(part for part in (inner, rest) if part)
 
 
+def section_naming(doc: str, name: str) -> str | None:
+    """The docstring section (``Questions``) that first names ``name`` as a literal."""
+    section = "the summary"
+    for line in doc.splitlines():
+        match = _SECTION.match(line)
+        if match:
+            section = match.group(1)
+        elif re.search(rf"``{re.escape(name)}\b", line):
+            return section
+    return None
+
+
 #: What the core's own arguments mean, where a task's docstring says no more.
 CORE_ARGUMENTS = {
     "obs_mode": '``"vector"``, ``"text"`` or ``"both"``: the parts of the observation Dict',
@@ -189,14 +201,14 @@ def arguments_table(cls: type, registered: dict, prose: str = "") -> str:
             continue
         done.add(group)
         cells = [", ".join(f"``{n}``" for n in group), "; ".join(dict.fromkeys(map(shown, group)))]
-        if meanings:
-            meaning = without_default(meanings.get(group, ""), default.get(group[0], empty))
-            cells.append(meaning or CORE_ARGUMENTS.get(group[0], ""))
+        meaning = without_default(meanings.get(group, ""), default.get(group[0], empty))
+        if not meaning and not meanings:  # a docstring without Arguments: where it says more
+            where = section_naming(inspect.getdoc(cls) or "", group[0])
+            meaning = f"see `{where}`_" if where else ""  # the section, linked
+        cells.append(meaning or CORE_ARGUMENTS.get(group[0], ""))
         table.append(cells)
-    header = ["argument", "default", "meaning"] if meanings else ["argument", "default"]
-    widths = "22 20 58" if meanings else "40 60"
-    note = [] if meanings else ["Their meanings are in the sections above.\n"]
-    return "\n\n".join([*before, *note, _list_table(header, table, widths), *after])
+    header = ["argument", "default", "meaning"]
+    return "\n\n".join([*before, _list_table(header, table, "22 20 58"), *after])
 
 
 #: Theory-of-Mind keys a paper row may state beside its columns, with their headers.
