@@ -107,7 +107,8 @@ GUIDE = REPO / "docs" / "guide" / "from_other_libraries.md"
 def test_every_snippet_of_the_from_other_libraries_page_runs(index):
     """The page says that every snippet on it runs as written: each does, to its end."""
     code = re.findall(r"```python\n(.*?)```", GUIDE.read_text(), re.S)[index]
-    for module in re.findall(r"^(?:from|import) (sb3_contrib|stable_baselines3)", code, re.M):
+    pattern = r"^(?:from|import) (sb3_contrib|stable_baselines3|supersuit|torchrl)"
+    for module in re.findall(pattern, code, re.M):
         pytest.importorskip(module)
     with contextlib.redirect_stdout(io.StringIO()):
         exec(compile(code, str(GUIDE), "exec"), {})  # noqa: S102 - our own documentation
