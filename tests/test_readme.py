@@ -27,6 +27,7 @@ PAGES = [
     REPO / "docs" / "guide" / "getting_started.md",
     REPO / "docs" / "guide" / "from_other_libraries.md",
     REPO / "docs" / "guide" / "evaluation.md",
+    REPO / "docs" / "training" / "mappo-avalon" / "results.md",
 ]
 
 
