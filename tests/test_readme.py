@@ -75,7 +75,7 @@ def commands(page: Path) -> list[list[str]]:
     return out
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(REPO)))
 def test_every_mase_command_on_the_page_parses_with_the_flags_it_names(page):
     parser = build_parser()
     subcommands = next(a for a in parser._actions if a.dest == "command").choices
