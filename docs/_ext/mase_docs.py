@@ -29,6 +29,10 @@ SCREENSHOTS = {
 }
 
 
+#: Task package -> its page of the guide (docs/tasks/): the rules in words, measured figures.
+GUIDES = {name: f"/tasks/{name}" for name in SCREENSHOTS}
+
+
 def heading(text: str, mark: str) -> str:
     """An RST heading."""
     return f"{text}\n{mark * len(text)}\n"
@@ -294,6 +298,9 @@ def task_page(env_id: str) -> str:
     if kwargs:
         given = ", ".join(f"``{k}={v!r}``" for k, v in sorted(kwargs.items()))
         parts.append(f"Registered with {given}.\n")
+    package = cls.__module__.split(".")[2] if cls.__module__.startswith("mase.envs.") else ""
+    if package in GUIDES:
+        parts.append(f"In the guide, in words and with measured figures: :doc:`{GUIDES[package]}`.\n")
     own = sorted(getattr(cls, "policies", {}) or {})
     if own:
         parts.append("Its own policies: " + ", ".join(f"``{p}``" for p in own) + ".\n")
@@ -319,7 +326,6 @@ def task_page(env_id: str) -> str:
             if preset.paper:
                 parts.append("The paper's numbers, which ``mase eval`` prints beside its own:\n")
                 parts.append(paper_table(preset))
-    package = cls.__module__.split(".")[2] if cls.__module__.startswith("mase.envs.") else ""
     if package in SCREENSHOTS:
         parts.append(heading("Replay", "-"))
         parts.append("A recorded episode in ``mase replay``'s page (``docs/replay/shoot.py``):\n")
