@@ -300,7 +300,8 @@ def task_page(env_id: str) -> str:
         parts.append(f"Registered with {given}.\n")
     package = cls.__module__.split(".")[2] if cls.__module__.startswith("mase.envs.") else ""
     if package in GUIDES:
-        parts.append(f"In the guide, in words and with measured figures: :doc:`{GUIDES[package]}`.\n")
+        guide = GUIDES[package]
+        parts.append(f"In the guide, in words and with measured figures: :doc:`{guide}`.\n")
     own = sorted(getattr(cls, "policies", {}) or {})
     if own:
         parts.append("Its own policies: " + ", ".join(f"``{p}``" for p in own) + ".\n")
