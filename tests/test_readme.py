@@ -137,3 +137,16 @@ def test_the_evaluation_guides_run_configuration_is_read_as_written(tmp_path):
     config = RunConfig.from_file(path)  # an unknown key would raise, naming itself
     assert config.env == "mase/SearchRescue-v0" and config.env_args == {"witness": True}
     assert len(config.team) == 2 and config.offline is True
+
+
+def test_the_readmes_policy_names_are_the_ones_make_policy_takes():
+    """Every task's names, then each task's own, as ``mase.agents.policy_names`` gives them."""
+    from mase.agents import policy_names
+
+    text = README.read_text()
+    section = text[text.index("## Baselines and policies") : text.index("## Where the rest is")]
+    every = section[: section.index("`mase list` shows")]
+    assert set(re.findall(r"`([\w-]+)`", every)) == set(policy_names())
+    for env_id in mase.list_envs():
+        own = set(policy_names(mase.make(env_id))) - set(policy_names())
+        assert all(f"`{name}`" in section for name in own), (env_id, own)
