@@ -108,6 +108,10 @@ def test_every_snippet_of_the_from_other_libraries_page_runs(index):
         exec(compile(code, str(GUIDE), "exec"), {})  # noqa: S102 - our own documentation
 
 
+#: Guide pages whose every Python block runs offline in a few seconds.
+RUNNABLE = ("getting_started.md", "llm.md")
+
+
 def python_blocks(*pages: Path) -> list:
     return [
         pytest.param(f"{page.name}:{i}", code, id=f"{page.name}:{i}")
@@ -117,9 +121,9 @@ def python_blocks(*pages: Path) -> list:
 
 
 @pytest.mark.parametrize(
-    "name, code", python_blocks(README, REPO / "docs" / "guide" / "getting_started.md")
+    "name, code", python_blocks(README, *(REPO / "docs" / "guide" / f for f in RUNNABLE))
 )
-def test_every_python_block_of_the_readme_and_getting_started_runs(name, code, monkeypatch):
+def test_every_python_block_of_the_readme_and_the_runnable_guides_runs(name, code, monkeypatch):
     """Each block runs as written, on its own, offline (LLM seats on the offline server)."""
     if "mappo" in code:
         pytest.importorskip("torch")
