@@ -335,12 +335,15 @@ def task_page(env_id: str) -> str:
 
 
 def rst_text(text: str) -> str:
-    """Help text as RST inline text: `code` is a literal, other markup characters are plain."""
-    parts = re.split(r"`([^`]+)`", " ".join(text.split()))
-    return "".join(
-        f"``{part}``" if i % 2 else re.sub(r"([\\*`|_])", r"\\\1", part)
-        for i, part in enumerate(parts)
-    )
+    """Help text as RST inline text: `code` and ``code`` are literals, other markup is plain."""
+    parts = re.split(r"``([^`]+)``|`([^`]+)`", " ".join(text.split()))
+    out = []
+    for i, part in enumerate(parts):
+        if i % 3 == 0:
+            out.append(re.sub(r"([\\*`|_])", r"\\\1", part))
+        elif part is not None:
+            out.append(f"``{part}``")
+    return "".join(out)
 
 
 def options_table(parser: argparse.ArgumentParser, group: argparse._ArgumentGroup) -> str:
