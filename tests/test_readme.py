@@ -151,7 +151,7 @@ def test_the_readmes_policy_names_are_the_ones_make_policy_takes():
     section = text[text.index("## Baselines and policies") : text.index("## Where the rest is")]
     every = section[: section.index("`mase list` shows")]
     assert set(re.findall(r"`([\w-]+)`", every)) == set(policy_names())
-    for env_id in mase.list_envs():
+    for env_id in mase.list_envs("mase"):
         own = set(policy_names(mase.make(env_id))) - set(policy_names())
         assert all(f"`{name}`" in section for name in own), (env_id, own)
 
@@ -159,4 +159,4 @@ def test_the_readmes_policy_names_are_the_ones_make_policy_takes():
 @pytest.mark.parametrize("page", [README, REPO / "docs" / "index.md"], ids=["README", "index"])
 def test_the_task_tables_list_every_registered_task_once(page):
     rows = re.findall(r"^\| \[?`(mase/[\w-]+)`", page.read_text(), re.M)
-    assert sorted(rows) == sorted(mase.list_envs())
+    assert sorted(rows) == sorted(mase.list_envs("mase"))

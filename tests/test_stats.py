@@ -138,7 +138,7 @@ def test_search_and_rescue_declares_its_score_up_to_its_points():
     assert small["rounds"].high == 12.0
 
 
-@pytest.mark.parametrize("env_id", mase.list_envs())
+@pytest.mark.parametrize("env_id", mase.list_envs("mase"))
 def test_every_declared_metric_holds_in_real_episodes(env_id, tmp_path):
     """What a task declares is what its episodes measure: in range, proportions 0 or 1."""
     specs = mase.make(env_id).unwrapped.metric_specs()

@@ -142,7 +142,9 @@ def test_a_crossplay_matrix_plays_every_pairing(env_id):
     assert len(result.cells) == len(policies) ** 2
     for cell in result.cells:
         assert not cell.error and cell.n == 1 and cell.mean is not None, cell
-    assert result.table().count("\n") == len(policies) + 1
+    lines = result.table().splitlines()
+    assert [line.split()[0] for line in lines[2 : 2 + len(policies)]] == policies
+    assert lines[2 + len(policies)].startswith("95% intervals")  # the method, then its notes
 
 
 # -- input that is not a move -----------------------------------------------------------------
