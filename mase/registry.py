@@ -201,11 +201,19 @@ def make_parallel(id: str, **kwargs: Any) -> ParallelEnv:
     step's actions (:class:`mase.parallel.ParallelView`): one for every live agent, none for
     anyone else.
 
+    The observation is the task's vector view and its action mask unless ``obs_mode`` is given
+    (``"vector"``, as the Gymnasium view's): the spaces MARL libraries store (SuperSuit's
+    vector conversions, TorchRL's ``PettingZooWrapper``). The text is one keyword away:
+    ``obs_mode="both"`` or ``"text"``; :func:`make`'s AEC env keeps the task's own default.
+
     Raises:
         ValueError: the env has no parallel view (a plain AEC env with no MASE turn schedule
             whose metadata does not set ``is_parallelizable``); the message says why. Use
             :func:`make`.
     """
+    creator, _ = env_creator(id)
+    if "obs_mode" not in kwargs and "obs_mode" in inspect.signature(creator).parameters:
+        kwargs["obs_mode"] = "vector"
     env = make(id, **kwargs)
     reason = refusal(env)
     if reason:

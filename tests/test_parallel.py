@@ -34,7 +34,7 @@ def wait_mask(n: int) -> np.ndarray:
 
 
 def test_a_debate_round_is_one_step_and_its_answers_are_seen_together_after_it():
-    env = mase.make_parallel("mase/Debate-v0", agents=3, rounds=2)
+    env = mase.make_parallel("mase/Debate-v0", agents=3, rounds=2, obs_mode="both")
     obs, infos = env.reset(seed=0)
     debaters = ["alpha", "bravo", "charlie"]
     assert env.acting == tuple(debaters) and all(infos[a]["acting"] for a in debaters)
@@ -57,7 +57,7 @@ def test_a_debate_round_is_one_step_and_its_answers_are_seen_together_after_it()
 
 
 def test_in_a_summarized_debate_the_answers_reach_the_summarizer_alone_then_the_summary_all():
-    env = mase.make_parallel("mase/Debate-v0", agents=3, rounds=2, summarize=True)
+    env = mase.make_parallel("mase/Debate-v0", agents=3, rounds=2, summarize=True, obs_mode="both")
     obs, infos = env.reset(seed=0)
     n = env.action_space("summarizer").n
     assert not infos["summarizer"]["acting"]
@@ -77,7 +77,7 @@ def test_in_a_summarized_debate_the_answers_reach_the_summarizer_alone_then_the_
 
 
 def test_avalon_a_proposal_is_the_leaders_alone_and_the_others_wait():
-    env = mase.make_parallel("mase/Avalon-v0", **AVALON)
+    env = mase.make_parallel("mase/Avalon-v0", obs_mode="both", **AVALON)
     obs, infos = env.reset(seed=0, options={"leader": "alpha", "deal": DEAL})
     n = env.action_space("alpha").n
     assert env.acting == ("alpha",)
@@ -91,7 +91,7 @@ def test_avalon_a_proposal_is_the_leaders_alone_and_the_others_wait():
 
 
 def test_avalon_votes_are_cast_at_once_and_revealed_together():
-    env = mase.make_parallel("mase/Avalon-v0", **AVALON)
+    env = mase.make_parallel("mase/Avalon-v0", obs_mode="both", **AVALON)
     env.reset(seed=0, options={"leader": "alpha", "deal": DEAL})
     obs, _, _, _, infos = env.step(dict.fromkeys(env.agents, 0))  # team 0: alpha and bravo
     seats = env.possible_agents
@@ -111,7 +111,7 @@ def test_avalon_votes_are_cast_at_once_and_revealed_together():
 
 
 def test_a_waiting_seat_still_owes_an_action_and_a_dict_with_unknown_keys_is_refused():
-    env = mase.make_parallel("mase/Avalon-v0", **AVALON)
+    env = mase.make_parallel("mase/Avalon-v0", obs_mode="both", **AVALON)
     env.reset(seed=0, options={"leader": "alpha"})
     with pytest.raises(ActionDictError, match=r"no action for \['echo'\]"):
         env.step({"alpha": 0, "bravo": 0, "charlie": 0, "delta": 0})

@@ -732,7 +732,7 @@ def test_a_phase_queue_of_open_phases_is_played_a_turn_a_parallel_step():
 
 
 def test_parallel_view_of_round_robin_tasks():
-    env = mase.make_parallel("tests/Sealed-v0")
+    env = mase.make_parallel("tests/Sealed-v0", obs_mode="both")
     obs, infos = env.reset(seed=0)
     assert set(obs) == set(SEATS)
     obs, rewards, terminations, truncations, infos = env.step({"a": 2, "b": 0, "c": 1})
@@ -743,11 +743,11 @@ def test_parallel_view_of_round_robin_tasks():
     assert rewards == {"a": 1.5, "b": 0.5, "c": 1.5}
     _, _, _, truncations, _ = relay.step({"a": 1, "b": 1, "c": 1})
     assert all(truncations.values()) and relay.agents == []
-    forum = mase.make_parallel("tests/Forum-v0")
+    forum = mase.make_parallel("tests/Forum-v0", obs_mode="both")
     forum.reset(seed=0)
     obs, *_ = forum.step({"a": "one 1", "b": "two 2", "c": "three"})
     assert obs["a"]["text"] == 'b: "two 2" c: "three"'
-    draft = mase.make_parallel("tests/Draft-v0")
+    draft = mase.make_parallel("tests/Draft-v0", obs_mode="both")
     draft.reset(seed=0)
     obs, *_ = draft.step({"captain": np.array([0, 1]), "bidder": np.array([2.0], np.float32)})
     assert obs["captain"]["text"] == "Round 2. Team: bidder. Bid: 2.0."
@@ -759,7 +759,7 @@ def test_parallel_view_of_round_robin_tasks():
     "before its own turn (a, b's utterances for c) was in its inbox only until that turn",
 )
 def test_parallel_view_of_speech_shows_every_utterance_of_the_round_to_each_agent():
-    forum = mase.make_parallel("tests/Forum-v0")
+    forum = mase.make_parallel("tests/Forum-v0", obs_mode="both")
     forum.reset(seed=0)
     obs, *_ = forum.step({"a": "one 1", "b": "two 2", "c": "three"})
     assert obs["c"]["text"] == 'a: "one 1" b: "two 2"'

@@ -639,7 +639,8 @@ def test_the_parallel_view_plays_the_aec_game(env_id):
     """
     from gymnasium.utils.env_checker import data_equivalence
 
-    par, aec = mase.make_parallel(env_id), mase.make(env_id)
+    # text too: the parallel view shows what the AEC env shows, words included
+    par, aec = mase.make_parallel(env_id, obs_mode="both"), mase.make(env_id, obs_mode="both")
     obs, _ = par.reset(seed=3)
     aec.reset(seed=3)
     rng = np.random.default_rng(3)
