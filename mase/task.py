@@ -188,10 +188,13 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         super().__init__()
         self.obs_mode = check_obs_mode(obs_mode)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            missing = render_mode == "rgb_array" and not rendering.AVAILABLE
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "
                 f"got {render_mode!r}"
-            )
+                + ("; 'rgb_array' draws with matplotlib: pip install 'mase-suite[plot]'"
+                   if missing else "")
+            )  # fmt: skip
         if max_cycles is not None and (
             isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
         ):

@@ -218,3 +218,13 @@ def test_the_geometry_puts_rooms_on_a_ring():
     assert centres[0] == pytest.approx((sar_render.CX, sar_render.CY - sar_render.RING))
     distances = [math.dist(c, (sar_render.CX, sar_render.CY)) for c in centres.values()]
     assert distances == pytest.approx([sar_render.RING] * 5)
+
+
+def test_without_matplotlib_asking_for_rgb_array_names_the_plot_extra(monkeypatch):
+    """A base install has no rgb_array mode; asking for it says which extra brings it."""
+    monkeypatch.setattr(rendering, "AVAILABLE", False)
+    task_class = type(mase.make("mase/SearchRescue-v0").unwrapped)
+    monkeypatch.setattr(task_class, "metadata", {**task_class.metadata,
+                                                 "render_modes": ["ansi", "human"]})  # fmt: skip
+    with pytest.raises(ValueError, match=r"rgb_array.*pip install 'mase-suite\[plot\]'"):
+        mase.make("mase/SearchRescue-v0", render_mode="rgb_array")
