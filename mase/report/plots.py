@@ -252,7 +252,9 @@ def _draw_tom(ax: Any, panel: dict[str, Any], colours: dict) -> None:
         ax.bar(xs, [s[2] for s in rows], width=step, yerr=errors, capsize=3, label=team,
                color=colours[team])  # fmt: skip
     ax.set_xticks(range(len(TOM_LEVELS)), [lv.replace("_", " ") for lv in TOM_LEVELS])
-    ax.legend(fontsize=8)
+    # below the levels' names, never over the bars
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12),
+              ncol=min(3, len(in_panel)), frameon=False)  # fmt: skip
 
 
 def _draw_rounds(ax: Any, panel: dict[str, Any], colours: dict) -> None:
