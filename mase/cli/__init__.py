@@ -133,55 +133,23 @@ def _add_task_arguments(p: argparse.ArgumentParser, optional: bool = False) -> N
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``mase`` command."""
-    parser = argparse.ArgumentParser(
-        prog="mase",
-        description="MASE: multi-agent collaboration tasks for LLM teams and MARL baselines.",
-    )
-    parser.add_argument("--version", action="version", version=f"mase-suite {mase.__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    p = sub.add_parser("list", help="list the registered tasks", description="List the tasks.")
-    p.set_defaults(func=cmd_list)
-
-    team_help = (
+def _team_help() -> str:
+    """The help of a ``--team`` option: the policy names there are."""
+    return (
         "policies: one name for every seat, or seat=name pairs, e.g. "
         f"'random,SEAT=scripted'; names: {', '.join(policy_names())}, and the task's own "
         "(`mase list` shows them)"
     )
-    p = sub.add_parser(
-        "eval",
-        help="evaluate teams over seeded episodes",
-        description="Play seeded episodes with each team, write records, print a table.",
-    )
-    _add_task_arguments(p, optional=True)
-    p.add_argument(
-        "--preset",
-        choices=preset_names(),
-        help="run a preset's teams and print the paper's numbers beside the measured ones",
-    )
-    p.add_argument(
-        "--row-model",
-        metavar="ROW=MODEL,...",
-        help="with --preset: the model of each paper row's LLM team, e.g. "
-        "'ChatGPT=gpt-3.5-turbo,GPT-4=gpt-4o' (rows that need a model run only when given one)",
-    )
-    p.add_argument("--team", action="append", help=team_help + " (repeat for several teams)")
-    p.add_argument(
-        "--config",
-        metavar="FILE.toml",
-        help="a run configuration: every option here has a key, named as the option with "
-        "underscores (base_url, probe_rate), the task's arguments in an [env_args] table, "
-        "Python files to import first in modules (mase.config); the command line wins",
-    )
-    p.add_argument(
-        "--episodes", type=_positive_int, default=None, help="episodes per team (default 10)"
-    )
-    p.add_argument("--seed", type=int, default=None, help="seed of the first episode (default 0)")
-    p.add_argument("--out", help="output directory for config.json, episodes.jsonl, summary.json")
-    p.add_argument("--resume", action="store_true", help="continue an interrupted evaluation")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _add_list_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``list`` command: the registered tasks."""
+    p = sub.add_parser("list", help="list the registered tasks", description="List the tasks.")
+    p.set_defaults(func=cmd_list)
+
+
+def _add_backend_arguments(p: argparse.ArgumentParser) -> None:
+    """``mase eval``'s options of where and how many episodes are played at once."""
     p.add_argument(
         "--concurrency",
         type=_positive_int,
@@ -204,6 +172,43 @@ def build_parser() -> argparse.ArgumentParser:
         "runs on this machine, HOST:PORT, or 'local' for a new one for this run (default: "
         "$RAY_ADDRESS, else the one `ray start` runs here, else a new one)",
     )
+
+
+def _add_eval_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``eval`` command: seeded episodes of each team, records and a table."""
+    p = sub.add_parser(
+        "eval",
+        help="evaluate teams over seeded episodes",
+        description="Play seeded episodes with each team, write records, print a table.",
+    )
+    _add_task_arguments(p, optional=True)
+    p.add_argument(
+        "--preset",
+        choices=preset_names(),
+        help="run a preset's teams and print the paper's numbers beside the measured ones",
+    )
+    p.add_argument(
+        "--row-model",
+        metavar="ROW=MODEL,...",
+        help="with --preset: the model of each paper row's LLM team, e.g. "
+        "'ChatGPT=gpt-3.5-turbo,GPT-4=gpt-4o' (rows that need a model run only when given one)",
+    )
+    p.add_argument("--team", action="append", help=_team_help() + " (repeat for several teams)")
+    p.add_argument(
+        "--config",
+        metavar="FILE.toml",
+        help="a run configuration: every option here has a key, named as the option with "
+        "underscores (base_url, probe_rate), the task's arguments in an [env_args] table, "
+        "Python files to import first in modules (mase.config); the command line wins",
+    )
+    p.add_argument(
+        "--episodes", type=_positive_int, default=None, help="episodes per team (default 10)"
+    )
+    p.add_argument("--seed", type=int, default=None, help="seed of the first episode (default 0)")
+    p.add_argument("--out", help="output directory for config.json, episodes.jsonl, summary.json")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted evaluation")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_backend_arguments(p)
     p.add_argument("--probes", action="store_true", help="ask Theory-of-Mind questions")
     p.add_argument(
         "--probe-rate",
@@ -228,6 +233,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(p)
     p.set_defaults(func=cmd_eval)
 
+
+def _add_play_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``play`` command: one seat played in the terminal."""
     p = sub.add_parser(
         "play",
         help="play one seat yourself in the terminal",
@@ -238,10 +246,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_task_arguments(p)
     _add_model_arguments(p)
     p.add_argument("--seat", help="your seat (default: the first agent)")
-    p.add_argument("--team", default="scripted", help="policies for the other seats; " + team_help)
+    p.add_argument(
+        "--team", default="scripted", help="policies for the other seats; " + _team_help()
+    )
     p.add_argument("--seed", type=int, default=None, help="episode seed (default: random)")
     p.set_defaults(func=cmd_play)
 
+
+def _add_train_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``train`` command: a baseline's trainer and its options."""
     p = sub.add_parser(
         "train",
         help="train a baseline (needs the rl extra: pip install 'mase-suite[rl]')",
@@ -255,6 +268,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("options", nargs=argparse.REMAINDER, help="the trainer's options")
     p.set_defaults(func=cmd_train)
 
+
+def _add_report_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``report`` command: tables and plots of evaluation directories."""
     p = sub.add_parser(
         "report",
         help="print tables from evaluation directories",
@@ -281,6 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_report)
 
+
+def _add_crossplay_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``crossplay`` command: every pairing of policies on a task."""
     p = sub.add_parser(
         "crossplay",
         help="play every pairing of policies: the ad hoc teamwork matrix",
@@ -319,6 +338,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(p)
     p.set_defaults(func=cmd_crossplay)
 
+
+def _add_replay_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``replay`` command: an HTML page of a recorded episode."""
     p = sub.add_parser(
         "replay",
         help="write an HTML page to step through a recorded episode",
@@ -354,6 +376,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_replay)
 
+
+def _add_serve_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``serve`` command: an offline or local model at an OpenAI-compatible endpoint."""
     p = sub.add_parser(
         "serve",
         help="serve an offline OpenAI-compatible model (no key, no network)",
@@ -411,6 +436,27 @@ def build_parser() -> argparse.ArgumentParser:
     _add_fault_arguments(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the fault draws (default 0)")
     p.set_defaults(func=cmd_serve)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``mase`` command."""
+    parser = argparse.ArgumentParser(
+        prog="mase",
+        description="MASE: multi-agent collaboration tasks for LLM teams and MARL baselines.",
+    )
+    parser.add_argument("--version", action="version", version=f"mase-suite {mase.__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (
+        _add_list_parser,
+        _add_eval_parser,
+        _add_play_parser,
+        _add_train_parser,
+        _add_report_parser,
+        _add_crossplay_parser,
+        _add_replay_parser,
+        _add_serve_parser,
+    ):
+        add(sub)
     return parser
 
 
