@@ -223,16 +223,7 @@ def evaluate(
         EvaluationFailed: the first ``stop_after_failures`` episodes failed alike; their
             records are kept (``--resume`` plays them again once the cause is fixed).
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
-    if address is not None and backend != "ray":
-        raise ValueError(f"address names a Ray cluster; it needs backend='ray', not {backend!r}")
-    if concurrency is not None and concurrency < 1:
-        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    if backend == "ray":  # before anything is written: a missing Ray is said at once
-        from mase.runner.distributed import require_ray
-
-        require_ray()
+    _check_backend(backend, address, concurrency)
     env_kwargs = dict(env_kwargs or {})
     flags = {"messages": messages, "belief": belief, "probes": probes, "record": record}
     specs = wrapper_specs(wrappers, **flags)
@@ -240,22 +231,8 @@ def evaluate(
     # what each metric is picks its interval in the summary (mase.stats.interval)
     declared = getattr(env.unwrapped, "metric_specs", dict)()
     seats = list(env.possible_agents)
-
-    config: dict[str, Any] = {
-        "env_id": env_id,
-        "team": label or team_label(team),
-        "env_kwargs": jsonable(env_kwargs),
-        "messages": messages,
-        "seed": seed,
-    }
-    # only when set, so that runs made before these options existed still resume
-    config.update({flag: flags[flag] for flag in ("belief", "probes", "record") if flags[flag]})
-    if wrappers:
-        config["wrappers"] = [describe_wrapper(spec) for spec in wrappers]
-    if unconfined_requested():  # model-written programs run without bubblewrap (mase.sandbox)
-        config["sandbox"] = "unconfined"
-    sides = env.unwrapped.sides
-    model_seats = uses_llm(team, seats, sides)
+    config = _run_config(env_id, label or team_label(team), env_kwargs, seed, flags, wrappers)
+    model_seats = uses_llm(team, seats, env.unwrapped.sides)
     if model_seats and llm is not None and getattr(llm, "model", None):
         config["model"] = llm.model
 
@@ -266,11 +243,101 @@ def evaluate(
     workers = 1 if backend == "ray" else max(1, min(concurrency or 1, len(todo)))
     envs = [env] + [make_env(env_id, env_kwargs, specs) for _ in range(workers - 1)]
     build_team = team_builder(team, seats, llm, concurrency or 1)
+    teams = _start_teams(envs, build_team, store, bool(todo), specs, about, backend, address)
+
+    stop = threading.Event()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=episodes, initial=episodes - len(todo), desc=config["team"], unit="ep")
+    finished = _finisher(store, bar, stop_after_failures, stop, out)
+    try:
+        if backend == "ray":
+            from mase.runner.distributed import EpisodeJob, play_on_ray
+
+            if model_seats and llm is None:  # the workers get this process's model settings
+                from mase.llm import LLMConfig
+
+                llm = LLMConfig.from_env()
+            job = EpisodeJob(env_id, env_kwargs, specs, team, llm, seed, record_text)
+            play_on_ray(job, todo, finished, concurrency, address)
+        else:
+            _play_locally(todo, envs, teams, seed, record_text, stop, finished)
+    finally:
+        if bar is not None:
+            bar.close()
+        for e in envs:
+            e.close()
+
+    summary = {**config, **summarize(store.records, declared), **store.provenance}
+    store.close(summary)
+    return summary
+
+
+def _check_backend(backend: str, address: str | None, concurrency: int | None) -> None:
+    """Raise on a bad ``backend``, ``address`` or ``concurrency``; with Ray, check it is there.
+
+    Raises:
+        ValueError: an unknown backend, an address without Ray, or a concurrency under 1.
+        ImportError: ``backend="ray"`` and Ray is not installed.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+    if address is not None and backend != "ray":
+        raise ValueError(f"address names a Ray cluster; it needs backend='ray', not {backend!r}")
+    if concurrency is not None and concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    if backend == "ray":  # before anything is written: a missing Ray is said at once
+        from mase.runner.distributed import require_ray
+
+        require_ray()
+
+
+def _run_config(
+    env_id: str,
+    label: str,
+    env_kwargs: dict[str, Any],
+    seed: int,
+    flags: Mapping[str, bool | float],
+    wrappers: Sequence[WrapperSpec],
+) -> dict[str, Any]:
+    """The set-up of a run, as ``config.json`` holds it (a resumed run must match it)."""
+    config: dict[str, Any] = {
+        "env_id": env_id,
+        "team": label,
+        "env_kwargs": jsonable(env_kwargs),
+        "messages": flags["messages"],
+        "seed": seed,
+    }
+    # only when set, so that runs made before these options existed still resume
+    config.update({flag: flags[flag] for flag in ("belief", "probes", "record") if flags[flag]})
+    if wrappers:
+        config["wrappers"] = [describe_wrapper(spec) for spec in wrappers]
+    if unconfined_requested():  # model-written programs run without bubblewrap (mase.sandbox)
+        config["sandbox"] = "unconfined"
+    return config
+
+
+def _start_teams(
+    envs: list[Any],
+    build_team: Callable[[Any, int], Team],
+    store: RunStore,
+    to_play: bool,
+    specs: Sequence[WrapperSpec],
+    about: Mapping[str, Any] | None,
+    backend: str,
+    address: str | None,
+) -> list[Team]:
+    """Each worker's team; with episodes to play, the run's provenance and the Ray cluster.
+
+    The envs are closed when any of it fails.
+    """
     try:
         teams = [build_team(e, w) for w, e in enumerate(envs)]
-        if todo:  # a session that plays nothing leaves what the run was as it is
+        if to_play:  # a session that plays nothing leaves what the run was as it is
             store.describe(run_provenance(specs, _wrapper_target, teams[0], about))
-        if backend == "ray" and todo:  # joined before the progress bar: Ray logs as it joins
+        if backend == "ray" and to_play:  # joined before the progress bar: Ray logs as it joins
             from mase.runner.distributed import connect
 
             connect(address)
@@ -278,18 +345,21 @@ def evaluate(
         for e in envs:
             e.close()
         raise
+    return teams
 
-    stop = threading.Event()
 
-    def play(env: Any, policies: Team, i: int) -> dict:
-        return {"episode": i, **_play_or_fail(env, policies, seed + i, record_text, stop)}
+def _finisher(
+    store: RunStore,
+    bar: Any,
+    stop_after_failures: int,
+    stop: threading.Event,
+    out: str | os.PathLike | None,
+) -> Callable[[dict], None]:
+    """What is done with each finished episode's record: stored, counted, checked.
 
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=episodes, initial=episodes - len(todo), desc=config["team"], unit="ep")
-
+    The callable it returns raises :class:`EvaluationFailed` (and sets ``stop``) when the
+    first ``stop_after_failures`` records all failed with one reason.
+    """
     played: list[dict] = []
 
     def finished(record: dict) -> None:
@@ -312,30 +382,28 @@ def evaluate(
                 f"stopped: {first[0].get('error')}{kept}"
             )
 
-    try:
-        if backend == "ray":
-            from mase.runner.distributed import EpisodeJob, play_on_ray
+    return finished
 
-            if model_seats and llm is None:  # the workers get this process's model settings
-                from mase.llm import LLMConfig
 
-                llm = LLMConfig.from_env()
-            job = EpisodeJob(env_id, env_kwargs, specs, team, llm, seed, record_text)
-            play_on_ray(job, todo, finished, concurrency, address)
-        elif workers == 1:
-            for i in todo:
-                finished(play(envs[0], teams[0], i))
-        else:
-            play_concurrently(todo, list(zip(envs, teams, strict=True)), play, finished, stop)
-    finally:
-        if bar is not None:
-            bar.close()
-        for e in envs:
-            e.close()
+def _play_locally(
+    todo: list[int],
+    envs: list[Any],
+    teams: list[Team],
+    seed: int,
+    record_text: bool,
+    stop: threading.Event,
+    finished: Callable[[dict], None],
+) -> None:
+    """Play the episodes ``todo`` in this process: in turn with one env, else in threads."""
 
-    summary = {**config, **summarize(store.records, declared), **store.provenance}
-    store.close(summary)
-    return summary
+    def play(env: Any, policies: Team, i: int) -> dict:
+        return {"episode": i, **_play_or_fail(env, policies, seed + i, record_text, stop)}
+
+    if len(envs) == 1:
+        for i in todo:
+            finished(play(envs[0], teams[0], i))
+    else:
+        play_concurrently(todo, list(zip(envs, teams, strict=True)), play, finished, stop)
 
 
 class EvaluationFailed(ValueError):
