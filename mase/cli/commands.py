@@ -150,12 +150,35 @@ def _print_extras(summaries: list[dict], paper: dict[str, dict] | None = None) -
             print(belief_line(s))
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
-    """Evaluate one or more teams, or a preset's teams, and print the results table.
+@dataclasses.dataclass
+class _EvalPlan:
+    """What a ``mase eval`` plays: the task, the rows (teams), the conditions, and models."""
 
-    One path for both: ``--team`` gives rows of their own (one table), ``--preset`` gives the
-    preset's rows and its paper's numbers to print beside them.
-    """
+    preset: Preset | None
+    env_id: str
+    env_kwargs: dict[str, Any]
+    rows: list[Team]
+    conditions: tuple[Condition, ...]
+    row_models: dict[str, str]
+    skipped: list[Team]
+    given: dict[str, Any]
+    named: set[str]
+
+    def kwargs_of(self, row: Team, condition: Condition) -> dict[str, Any]:
+        """A row's task arguments under a condition.
+
+        The preset's, the condition's, the row's, then ``--env-arg`` (``NAME.KEY=VALUE`` for
+        condition NAME only).
+        """
+        given, named = self.given, self.named
+        mine = {k.split(".", 1)[1]: v for k, v in given.items()
+                if named and k.startswith(f"{condition.name}.")}  # fmt: skip
+        every = {k: v for k, v in given.items() if not (named and "." in k)}
+        return {**self.env_kwargs, **condition.env_kwargs, **row.env_kwargs, **every, **mine}
+
+
+def _check_eval_backend(args: argparse.Namespace) -> None:
+    """``--backend`` and ``--address`` agree, and Ray is there when it is asked for."""
     if args.address and args.backend != "ray":
         raise ValueError("--address names a Ray cluster; add --backend ray")
     if args.backend == "ray":  # said before any team is built or server started
@@ -165,6 +188,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
             require_ray()
         except ImportError as exc:
             raise ValueError(str(exc)) from None
+
+
+def _eval_plan(args: argparse.Namespace) -> _EvalPlan:
+    """The rows and conditions ``--preset`` or ``--env`` and ``--team`` give."""
     preset = load_preset(args.preset) if args.preset else None
     given = dict(args.env_arg or [])
     conditions: tuple[Condition, ...] = (Condition(""),)
@@ -192,28 +219,28 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise ValueError(
             f"--env-arg names conditions {sorted(unknown)}; this preset's: {sorted(named)}"
         )
+    return _EvalPlan(
+        preset, env_id, env_kwargs, rows, conditions, row_models, skipped, given, named
+    )
 
-    def kwargs_of(row: Team, condition: Condition) -> dict[str, Any]:
-        """A row's task arguments under a condition.
 
-        The preset's, the condition's, the row's, then ``--env-arg`` (``NAME.KEY=VALUE`` for
-        condition NAME only).
-        """
-        mine = {k.split(".", 1)[1]: v for k, v in given.items()
-                if named and k.startswith(f"{condition.name}.")}  # fmt: skip
-        every = {k: v for k, v in given.items() if not (named and "." in k)}
-        return {**env_kwargs, **condition.env_kwargs, **row.env_kwargs, **every, **mine}
+def _probe_rows(plan: _EvalPlan) -> tuple[dict[str, Any], set[str], dict[str, str]]:
+    """Check every row on a probe env of each condition before any episode is played.
 
+    Returns:
+        The probe envs (one per distinct settings), the labels of the rows with model seats,
+        and the conditions this machine cannot run, with why.
+    """
     probes: dict[str, Any] = {}  # one probe env per distinct settings
     llm_rows: set[str] = set()
     missing: dict[str, str] = {}  # conditions this machine cannot run, and why
-    for condition in conditions:
-        for row in rows:
-            kwargs = kwargs_of(row, condition)
+    for condition in plan.conditions:
+        for row in plan.rows:
+            kwargs = plan.kwargs_of(row, condition)
             key = repr((condition.env_id, sorted(kwargs.items())))
             if key not in probes:
                 try:
-                    probes[key] = mase.make(condition.env_id or env_id, **kwargs)
+                    probes[key] = mase.make(condition.env_id or plan.env_id, **kwargs)
                 except FileNotFoundError as exc:  # a program or file the condition needs
                     if not condition.name:
                         raise ValueError(str(exc)) from None
@@ -224,15 +251,30 @@ def cmd_eval(args: argparse.Namespace) -> int:
             if uses_llm(row.spec, seats, probe_env.unwrapped.sides):
                 llm_rows.add(row.label)
             _check_teams([row], probe_env)  # before the first episode, not after three teams
-    offline_default = preset is not None
+    return probes, llm_rows, missing
+
+
+def _evaluate_rows(
+    args: argparse.Namespace,
+    plan: _EvalPlan,
+    llm_rows: set[str],
+    missing: dict[str, str],
+) -> tuple[dict[str, dict], dict[str, str], str | None]:
+    """Evaluate every row under every condition this machine can run.
+
+    Returns:
+        Each row's summary (its conditions merged), each row's label in the table, and where
+        the model seats' model runs (``None`` when no row has one).
+    """
+    preset, rows, row_models = plan.preset, plan.rows, plan.row_models
     summaries: dict[str, dict] = {}
     labels: dict[str, str] = {}
     unconfined = sandbox.unconfined_runs(bool(getattr(args, "unconfined_sandbox", False)))
-    endpoint = model_endpoint(args, env_id, sorted(llm_rows), offline_default)
+    endpoint = model_endpoint(args, plan.env_id, sorted(llm_rows), preset is not None)
     with unconfined, endpoint as (llm, where):
         check_endpoint(llm)  # a dead endpoint is said now, not after every episode's retries
         model = "offline model" if where and "offline" in where else getattr(llm, "model", None)
-        for condition in (c for c in conditions if c.name not in missing):
+        for condition in (c for c in plan.conditions if c.name not in missing):
             for row in rows:
                 label, row_llm = row.label, llm
                 if row.label in row_models and llm is not None:
@@ -247,10 +289,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 if out is not None and condition.name:
                     out = out.parent / condition.name / out.name
                 summary = evaluate(
-                    condition.env_id or env_id,
+                    condition.env_id or plan.env_id,
                     row.spec,
                     out=out,
-                    env_kwargs=kwargs_of(row, condition),
+                    env_kwargs=plan.kwargs_of(row, condition),
                     messages=row.messages and not args.no_messages,
                     label=label,
                     llm=row_llm if row.label in llm_rows else None,
@@ -260,14 +302,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 if condition.name:
                     summary = _merge_condition(summaries.get(row.label), summary, condition.name)
                 summaries[row.label] = summary
-    probe_env = next(iter(probes.values()))
-    for env in probes.values():
-        if env is not probe_env:
-            env.close()
+    return summaries, labels, where
+
+
+def _print_eval(
+    args: argparse.Namespace,
+    plan: _EvalPlan,
+    probe_env: Any,
+    summaries: dict[str, dict],
+    labels: dict[str, str],
+    where: str | None,
+    missing: dict[str, str],
+) -> int:
+    """Print a ``mase eval``'s tables and notes; 1 when an episode failed, else 0."""
+    preset = plan.preset
     seeds = f"seeds {args.seed}...{args.seed + args.episodes - 1}"
     rules = probe_env.unwrapped.rules_in_play()
     if preset is None:
-        print(f"\n{env_id}  ({args.episodes} episodes per team, {seeds})")
+        print(f"\n{plan.env_id}  ({args.episodes} episodes per team, {seeds})")
         if rules:
             print(textwrap.fill(rules, 100))
         print(results_table(list(summaries.values()), _table_columns(list(summaries.values()))))
@@ -278,7 +330,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"model seats: {where}")
     if getattr(args, "unconfined_sandbox", False):
         print(UNCONFINED_LINE)
-    for row in skipped:
+    for row in plan.skipped:
         print(f"not run: {row.label} (give it a model: --row-model '{row.paper_row}=MODEL')")
     for name, reason in missing.items():
         print(f"not run: {name} ({reason})")
@@ -288,6 +340,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"\nrecords: {args.out}")
     failed = _print_failures(list(summaries.values()))
     return 1 if failed else 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Evaluate one or more teams, or a preset's teams, and print the results table.
+
+    One path for both: ``--team`` gives rows of their own (one table), ``--preset`` gives the
+    preset's rows and its paper's numbers to print beside them.
+    """
+    _check_eval_backend(args)
+    plan = _eval_plan(args)
+    probes, llm_rows, missing = _probe_rows(plan)
+    summaries, labels, where = _evaluate_rows(args, plan, llm_rows, missing)
+    probe_env = next(iter(probes.values()))
+    for env in probes.values():
+        if env is not probe_env:
+            env.close()
+    return _print_eval(args, plan, probe_env, summaries, labels, where, missing)
 
 
 def _merge_condition(merged: dict | None, summary: dict, name: str) -> dict:
