@@ -29,7 +29,22 @@ from mase.registry import make
 from mase.vector_env import BatchVectorEnv
 
 
-class SeatsVecEnv(VecEnv):
+class _Slots(VecEnv):
+    """What both doors share: slots of arrays, none of them a wrapped gymnasium env."""
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        """No slot is a wrapped gymnasium env."""
+        return [False] * len(self._indices(indices))
+
+    def _indices(self, indices: Any) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, int):
+            return [indices]
+        return list(indices)
+
+
+class SeatsVecEnv(_Slots):
     """Every seat of every world of ``batch`` as one slot of an SB3 ``VecEnv``."""
 
     def __init__(self, batch: Batch, seed: int | None = None):
@@ -109,19 +124,8 @@ class SeatsVecEnv(VecEnv):
         """Call a method of the batch, once per slot asked for."""
         return [getattr(self.batch, method_name)(*args, **kwargs)] * len(self._indices(indices))
 
-    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-        """No slot is a wrapped gymnasium env."""
-        return [False] * len(self._indices(indices))
 
-    def _indices(self, indices: Any) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        if isinstance(indices, int):
-            return [indices]
-        return list(indices)
-
-
-class BatchVecEnv(VecEnv):
+class BatchVecEnv(_Slots):
     """A batch's single-agent door (:class:`mase.vector_env.BatchVectorEnv`) as an SB3 ``VecEnv``.
 
     Slot ``n`` is world ``n``; who the learner is (self-play, or one seat beside array
@@ -209,14 +213,3 @@ class BatchVecEnv(VecEnv):
         if method_name == "action_masks":
             return list(self.action_masks()[idx])
         return [getattr(self.door, method_name)(*args, **kwargs)] * len(idx)
-
-    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-        """No slot is a wrapped gymnasium env."""
-        return [False] * len(self._indices(indices))
-
-    def _indices(self, indices: Any) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        if isinstance(indices, int):
-            return [indices]
-        return list(indices)
