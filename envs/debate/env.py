@@ -82,6 +82,13 @@ class DebateEnv(TaskEnv):
         ``agents=1, rounds=2``; majority vote ``agents=3, rounds=1``; debate ``agents=3,
         rounds=2``; debate with summaries ``summarize=True``.
 
+        ``personas``: one line for each debater, in seat order, that its rules text tells it as
+        "Your persona: ..." (none by default, as in the paper). ``prompt``: the request that
+        follows the answers a debater reads (``text.REQUESTS``): ``"default"`` the released
+        code's ("use these opinions carefully as additional advice"), ``"agreeable"`` (give an
+        updated answer based on them) or ``"stubborn"`` (keep the answer unless one's own
+        reasoning has a mistake).
+
     Questions:
         ``source`` (:mod:`.questions`): ``"arithmetic"`` (the released generator's problems),
         ``"gsm8k"``, ``"mmlu"`` and ``"bigbench"`` (files at ``path``, chosen as the released code
