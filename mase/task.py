@@ -41,7 +41,9 @@ the suite: ``true_facts`` (the ground truth :class:`mase.wrappers.ToMProbe` scor
 ``belief_template``, ``oracle_belief`` and ``belief_facts`` (:class:`mase.wrappers.BeliefState`
 and LLM belief mode), and the class attributes ``scripted_policy``, ``language_model`` (the
 offline model of ``mase serve``), ``tom_probes`` (built-in probe hooks) and ``policies`` (named
-policies, trained checkpoints among them).
+policies, trained checkpoints among them). The parity hooks ``vector_layout``,
+``text_knowledge`` and ``vector_knowledge`` (:mod:`mase.layout`) document the vector block by
+block and show that it carries exactly what the text states (:func:`mase.checks.check_parity`).
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ from mase.eventlog import EventLog
 from mase.events import Event, FactKey
 from mase.knowledge import KnowledgeTracker
 from mase.language import TaskLanguage
+from mase.layout import VectorLayout
 from mase.schedules import Phase, PhaseQueue, RoundRobin, Schedule
 from mase.spaces import check_obs_mode, clean_text, observation_space
 from mase.stats import Metric, rate
@@ -781,6 +784,24 @@ class TaskEnv(EventLog, TaskLanguage, AECEnv):
         if not self._started:
             raise ResetNeeded("call reset() before state()")
         return np.concatenate([self._vector(a) for a in self.possible_agents])
+
+    # -- information parity (mase.layout) -----------------------------------------------------
+
+    def vector_layout(self, agent: str) -> VectorLayout:
+        """The agent's observation vector, block by block (:class:`mase.layout.VectorLayout`)."""
+        raise NotImplementedError
+
+    def text_knowledge(self, agent: str, text: str) -> dict[Any, Any]:
+        """The facts a text observation of ``agent`` states, read with the task's parsers.
+
+        Messages enter as their claims (:func:`mase.layout.text_told`); the keys and values
+        are those :meth:`vector_knowledge` decodes.
+        """
+        raise NotImplementedError
+
+    def vector_knowledge(self, agent: str, vector: np.ndarray) -> dict[Any, Any]:
+        """The facts an observation vector of ``agent`` holds, keyed as :meth:`text_knowledge`."""
+        raise NotImplementedError
 
     def render(self) -> str | np.ndarray | None:
         """The world as text: returned with ``"ansi"``, printed with ``"human"``.
