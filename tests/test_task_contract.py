@@ -12,7 +12,9 @@ MASE or registered by an example runs all of this without a line of new test cod
 - where the task declares them: one episode of LLM seats through the real ``openai`` client
   against the task's offline model (with its probes answered), and a leak scan: no fact in an
   agent's text observation comes from an event it was not in the audience of, and a message
-  sent to one seat reaches no other.
+  sent to one seat reaches no other;
+- information parity: each seat's vector observation holds exactly the facts its text states
+  (``mase.checks.check_parity``), and every number of the vector's layout is read.
 
 A defect found in one task that could happen in any becomes a check here.
 """
@@ -32,7 +34,7 @@ from mase import replay
 from mase.actions import brief
 from mase.agents import CodeActAgent, LLMAgent, RandomPolicy
 from mase.batch import check_batch
-from mase.checks import check_task
+from mase.checks import check_parity, check_task
 from mase.crossplay import crossplay
 from mase.fuzz import KINDS, decides, fuzz_task
 from mase.llm import LLMConfig, offline_server
@@ -489,6 +491,13 @@ def test_no_observation_states_a_fact_from_outside_the_agents_audience(env_id):
             checked += 1
             env.step(team[agent].act(obs, info))
     assert checked > 20
+
+
+@pytest.mark.parametrize("env_id", TASKS)
+def test_each_seats_vector_carries_exactly_what_its_text_states(env_id):
+    # random seats that message fact sentences and the scripted team, every seat after every
+    # step; then every number of the vector must be read (mase.checks.check_parity)
+    assert check_parity(env_id, episodes=4, max_turns=300) >= 20
 
 
 # -- hostile input: the clear errors of every view, and the global state in every mode -----
