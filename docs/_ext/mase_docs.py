@@ -282,6 +282,34 @@ def teams_table(preset) -> str:
     return _list_table(["row", "team", "with", "paper row"], rows, "22 30 30 18")
 
 
+def layout_section(env) -> str:
+    """The observation vector's blocks as a table per distinct seat layout (none: empty)."""
+    env.reset(seed=0)
+    base = env.unwrapped
+    tables: dict[tuple, list[str]] = {}
+    for agent in env.possible_agents:
+        try:
+            layout = base.vector_layout(agent)
+        except NotImplementedError:
+            return ""
+        rows = tuple(tuple(row) for row in layout.rows())
+        tables.setdefault(rows, []).append(agent)
+    parts = [heading("Observation vector", "-")]
+    parts.append(
+        "What each block of a seat's ``observation`` vector holds, in order, from the task's "
+        "``vector_layout``. The vector states exactly what the text view states "
+        "(``mase.checks.check_parity``), messages as the claims read from them.\n"
+    )
+    for rows, agents in tables.items():
+        size = sum(int(row[1]) for row in rows)
+        if len(tables) > 1:
+            parts.append("Seats " + ", ".join(f"``{a}``" for a in agents) + ":\n")
+        parts.append(f"{size} numbers under the registered arguments.\n")
+        cells = [[f"``{name}``", size_, rst_text(content)] for name, size_, content in rows]
+        parts.append(_list_table(["block", "size", "content"], cells, "20 10 70"))
+    return "\n".join(parts)
+
+
 def task_page(env_id: str) -> str:
     """The RST page of one registered task."""
     import mase
@@ -305,6 +333,7 @@ def task_page(env_id: str) -> str:
     own = sorted(getattr(cls, "policies", {}) or {})
     if own:
         parts.append("Its own policies: " + ", ".join(f"``{p}``" for p in own) + ".\n")
+    layout = layout_section(env)
     env.close()
 
     def arguments(prose: str) -> str:
@@ -317,6 +346,8 @@ def task_page(env_id: str) -> str:
         at = history.start() if history else len(sections)
         sections = sections[:at] + table + "\n" + sections[at:]
     parts.append(sections)
+    if layout:
+        parts.append(layout)
     mine = [(n, load_preset(n)) for n in preset_names()]
     mine = [(n, p) for n, p in mine if p.env_id == env_id]
     if mine:
