@@ -454,3 +454,21 @@ def test_eval_env_arg_values_are_json_else_text(tmp_path):
 
 
 ENV_SR = "mase/SearchRescue-v0"
+
+
+@pytest.mark.parametrize("trainer", ["mappo", "sb3-ppo"])
+def test_train_tensorboard_without_the_package_is_one_line_naming_the_extra(trainer, tmp_path):
+    """Asked for and missing, TensorBoard is refused before the run starts (no files)."""
+    pytest.importorskip("torch")
+    hide = "import sys; sys.modules['tensorboard'] = None; from mase.cli import main; "
+    argv = ["train", trainer, "--tensorboard", "--out", str(tmp_path / "run")]
+    done = subprocess.run(
+        [sys.executable, "-c", hide + f"sys.exit(main({argv!r}))"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        "mase train: error: --tensorboard needs the tensorboard package: "
+        "pip install 'mase-suite[tensorboard]'"
+    ]
+    assert not (tmp_path / "run").exists()

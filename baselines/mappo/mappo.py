@@ -41,7 +41,7 @@ from torch import nn
 from torch.distributions import Categorical, Distribution
 
 import mase
-from mase.baselines.args import check_settings
+from mase.baselines.args import TENSORBOARD_EXTRA, check_settings, check_tensorboard
 
 
 @dataclass
@@ -98,7 +98,10 @@ class Args:
     threads: int = 1
     """torch threads"""
     out: str = "runs/mappo"
-    """output directory: metrics.csv (TensorBoard events too if installed), checkpoints"""
+    """output directory: args.json, metrics.csv, checkpoints (and TensorBoard events)"""
+    tensorboard: bool = False
+    """also write the metrics.csv columns named group/name as TensorBoard events into out, at
+    step global_step (needs the tensorboard extra)"""
     checkpoint_every: int = 50
     """save a checkpoint every this many updates (and at the end)"""
     keep_checkpoints: bool = False
@@ -115,6 +118,7 @@ class Args:
         )  # fmt: skip
         if self.opponent not in ("scripted", "random"):
             raise ValueError(f"--opponent must be scripted or random, got {self.opponent!r}")
+        check_tensorboard(self)
 
 
 # -- networks ---------------------------------------------------------------------------------
@@ -287,23 +291,32 @@ def save_checkpoint(path: Path, actor: Actor, args: Args, env, step: int, stats:
 
 
 def tensorboard_writer(out: Path):
-    """A TensorBoard writer into ``out`` when TensorBoard is installed, else ``None``."""
+    """A TensorBoard writer of event files into ``out`` (torch's ``SummaryWriter``).
+
+    Raises:
+        ValueError: the ``tensorboard`` package is missing (the message names the extra).
+    """
     try:
         from torch.utils.tensorboard import SummaryWriter
-    except ImportError:  # optional: metrics.csv always has everything
-        return None
+    except ImportError:
+        raise ValueError(
+            f"--tensorboard needs the tensorboard package: {TENSORBOARD_EXTRA}"
+        ) from None
     return SummaryWriter(str(out))
 
 
 class MetricsLog:
     """The training log: one row an update into ``out/metrics.csv``.
 
-    Its ``group/name`` columns go to TensorBoard too when it is installed.
+    With ``tensorboard``, its ``group/name`` columns (``charts/``, ``perf/``, ``losses/``, ...)
+    go to TensorBoard event files in ``out`` too, each row at its ``global_step``: the same
+    values as the CSV's (stored as 32-bit floats). The columns without a group (``update``,
+    ``global_step``, ``wall_s``) stay in the CSV alone.
     """
 
-    def __init__(self, out: Path) -> None:
+    def __init__(self, out: Path, tensorboard: bool = False) -> None:
         self.file = (out / "metrics.csv").open("w", newline="")
-        self.board = tensorboard_writer(out)
+        self.board = tensorboard_writer(out) if tensorboard else None
         self.writer: csv.DictWriter | None = None
 
     def write(self, row: dict, global_step: int) -> None:
@@ -316,6 +329,7 @@ class MetricsLog:
             for name, value in row.items():
                 if "/" in name:
                     self.board.add_scalar(name, value, global_step)
+            self.board.flush()
         self.file.flush()
 
     def close(self) -> None:
@@ -380,7 +394,8 @@ class Run:
         )
         return cls(
             out, rng, envs, agents, obs_dim, n_actions, state_dim, torch.eye(len(agents)),
-            actor, critic, optimizer, ValueNorm(), MetricsLog(out), out / "mappo.pt", batch,
+            actor, critic, optimizer, ValueNorm(), MetricsLog(out, args.tensorboard),
+            out / "mappo.pt", batch,
         )  # fmt: skip
 
     def updates(self, args: Args, per_update: int, unit: str, batch: str) -> int:

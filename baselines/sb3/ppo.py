@@ -25,7 +25,7 @@ import numpy as np
 
 import mase
 from mase.agents.base import Policy
-from mase.baselines.args import check_settings
+from mase.baselines.args import check_settings, check_tensorboard
 
 
 @dataclass
@@ -59,7 +59,11 @@ class Args:
     threads: int = 1
     """torch threads"""
     out: str = "runs/sb3_ppo"
-    """output directory: the model (sb3_ppo.zip), args.json, progress.csv"""
+    """output directory: the model (sb3_ppo.zip), args.json, progress.csv (and TensorBoard
+    events)"""
+    tensorboard: bool = False
+    """also write SB3's log as TensorBoard events into out (SB3's own tensorboard output: its
+    rollout/ and train/ values, at step time/total_timesteps; needs the tensorboard extra)"""
 
     def __post_init__(self) -> None:
         check_settings(
@@ -68,6 +72,7 @@ class Args:
                       "learning_rate", "threads"),
             fractions=("gamma",),
         )  # fmt: skip
+        check_tensorboard(self)
 
 
 def make_vec_env(args: Args):
@@ -109,7 +114,10 @@ def train(args: Args) -> Path:
         ent_coef=args.ent_coef,
         verbose=0,
     )
-    model.set_logger(configure(str(out), ["csv", "stdout"]))
+    # a logger of our own, for progress.csv; set_logger overrides PPO's tensorboard_log, so its
+    # TensorBoard output is asked for here, as the logger's "tensorboard" format
+    formats = ["csv", "stdout"] + (["tensorboard"] if args.tensorboard else [])
+    model.set_logger(configure(str(out), formats))
     start = time.time()
     model.learn(total_timesteps=args.total_timesteps)
     path = out / "sb3_ppo.zip"
