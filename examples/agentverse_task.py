@@ -2,10 +2,12 @@
 
 Tally: two agents take turns adding 1, 2 or 3 to a counter that must end at exactly the target.
 The protocol recruits, plans, plays Tally for some rounds, evaluates by the task's ``progress``
-and replans; its scripted experts act in Tally with the task's scripted policy.
+and replans; its scripted experts act in Tally with the task's scripted policy. Tally's vector
+says what it holds (`vector_layout`), and both views read back the counter and the target.
 Run: python examples/agentverse_task.py
 """
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +16,7 @@ from gymnasium import spaces
 import mase
 from mase.agents.base import Policy
 from mase.envs.agentverse.config import AgentVerseConfig
+from mase.layout import Block, VectorLayout
 from mase.task import ActionParse, TaskEnv
 
 
@@ -34,7 +37,12 @@ class TallyEnv(TaskEnv):
     def __init__(self, target: int = 10, max_cycles: int = 10, obs_mode="both", render_mode=None):
         super().__init__(obs_mode, render_mode, max_cycles)
         self.possible_agents, self.target = ["ann", "bob"], target
-        self.set_spaces(1, spaces.Discrete(3))
+        self.layout = VectorLayout([
+            Block("progress", 1, "min(counter / target, 1)"),
+            Block("counter", 1, "counter / (target + 2): the counter ends at most 2 past it"),
+            Block("target", 1, "1 / target"),
+        ])  # fmt: skip
+        self.set_spaces(self.layout.size, spaces.Discrete(3))
 
     def new_episode(self, options):
         self.count = 0
@@ -54,10 +62,29 @@ class TallyEnv(TaskEnv):
         return {**super().metrics(), "score": float(self.count == self.target)}
 
     def _vector(self, agent):
-        return np.array([min(self.count / self.target, 1.0)], dtype=np.float32)
+        progress = min(self.count / self.target, 1.0)
+        counter, target = self.count / (self.target + 2), 1 / self.target
+        return self.layout.pack({"progress": [progress], "counter": [counter], "target": [target]})
 
     def _text(self, agent):
         return f"The counter is at {self.count}; the target is {self.target}."
+
+    def vector_layout(self, agent):
+        return self.layout
+
+    def text_knowledge(self, agent, text):  # the facts the text states
+        count, target = re.match(r"The counter is at (\d+); the target is (\d+)\.", text).groups()
+        return {("counter",): int(count), ("target",): int(target)}
+
+    def vector_knowledge(self, agent, vector):  # the same facts, from the vector
+        v = self.layout.split(vector)
+        if v["target"][0] <= 0:
+            raise ValueError("no target")
+        target = round(1 / float(v["target"][0]))
+        count = round(float(v["counter"][0]) * (target + 2))
+        if not np.isclose(v["progress"][0], min(count / target, 1.0)):
+            raise ValueError("progress and counter disagree")
+        return {("counter",): count, ("target",): target}
 
     def rules_text(self, agent):
         return f"You are {agent}. In turn, add 1, 2 or 3; end at exactly {self.target}."

@@ -6,20 +6,29 @@ picked. With a message channel they can agree on a colour first. The whole task 
 below: its rules and its words. `TaskEnv` runs the AEC loop, the schedule, text and invalid
 actions, rewards and the episode's end; `mase.register` makes the task available to
 `mase.make`, `gymnasium.make`, the runner and the CLI, and `check_task` runs the same PettingZoo
-and Gymnasium checkers as the built-in tasks.
+and Gymnasium checkers as the built-in tasks. The vector view says what it holds, block by block
+(`vector_layout`); `text_knowledge` and `vector_knowledge` read the same facts back from each view,
+and `check_parity` checks they agree (messages here carry no facts: the task has no fact sentences).
 
 Run: python examples/register_task.py
 """
+
+import re
 
 import numpy as np
 from gymnasium import spaces
 
 import mase
-from mase.checks import check_task
-from mase.protocol import message_line
+from mase.checks import check_parity, check_task
+from mase.layout import Block, VectorLayout
+from mase.protocol import MESSAGES_HEADER, message_line
 from mase.task import ActionParse, Outcome, RoundRobin, TaskEnv
 
 COLOURS = ("red", "green", "blue")
+LAYOUT = VectorLayout([
+    Block("round", 1, "round / max_cycles"),
+    Block("picks", 2 * len(COLOURS), "each agent's pick of the last round (one-hot; none: zeros)"),
+])  # fmt: skip
 
 
 class ColourMatchEnv(TaskEnv):
@@ -31,7 +40,7 @@ class ColourMatchEnv(TaskEnv):
     def __init__(self, max_cycles: int = 10, obs_mode: str = "both", render_mode=None):
         super().__init__(obs_mode, render_mode, max_cycles)
         self.possible_agents = ["first", "second"]
-        self.set_spaces(1 + 2 * len(COLOURS), spaces.Discrete(len(COLOURS)))
+        self.set_spaces(LAYOUT.size, spaces.Discrete(len(COLOURS)))
 
     def new_episode(self, options):
         self.picks, self.revealed, self.matches = {}, {}, 0
@@ -54,17 +63,38 @@ class ColourMatchEnv(TaskEnv):
         return {("pick", a): COLOURS[c] for a, c in self.revealed.items()}
 
     def _vector(self, agent):
-        v = np.zeros(1 + 2 * len(COLOURS), dtype=np.float32)
-        v[0] = self.round / self.max_cycles
+        picks = np.zeros((2, len(COLOURS)))
         for i, agent_ in enumerate(self.possible_agents):
             if agent_ in self.revealed:
-                v[1 + i * len(COLOURS) + self.revealed[agent_]] = 1.0
-        return v
+                picks[i, self.revealed[agent_]] = 1.0
+        return LAYOUT.pack({"round": [self.round / self.max_cycles], "picks": picks})
 
     def _text(self, agent):
         last = ", ".join(f"{a} picked {COLOURS[c]}" for a, c in self.revealed.items()) or "none yet"
         said = [message_line(e.actor, e.note) for e in self.received_messages(agent)]
-        return f"Round {self.round}. Last round: {last}. " + " ".join(said)
+        return "\n".join([f"Round {self.round}. Last round: {last}."]
+                         + ([MESSAGES_HEADER, *said] if said else []))  # fmt: skip
+
+    # information parity: the vector's blocks, and the same facts read from either view
+    def vector_layout(self, agent):
+        return LAYOUT
+
+    def text_knowledge(self, agent, text):
+        head = text.partition(f"\n{MESSAGES_HEADER}\n")[0]  # messages state no facts here
+        facts = {("round",): int(re.match(r"Round (\d+)\.", head).group(1))}
+        for who, colour in re.findall(r"\b(first|second) picked (red|green|blue)\b", head):
+            facts[("pick", who)] = colour
+        return facts
+
+    def vector_knowledge(self, agent, vector):
+        parts = LAYOUT.split(vector)
+        facts = {("round",): round(float(parts["round"][0]) * self.max_cycles)}
+        for agent_, row in zip(self.possible_agents, parts["picks"].reshape(2, -1), strict=True):
+            if row.sum() > 1:
+                raise ValueError(f"{agent_} picked two colours")
+            if row.any():
+                facts[("pick", agent_)] = COLOURS[int(row.argmax())]
+        return facts
 
     def rules_text(self, agent):
         return "Pick red, green or blue; you both score when your picks match."
@@ -83,6 +113,7 @@ mase.register("examples/ColourMatch-v0", ColourMatchEnv)
 
 if __name__ == "__main__":
     check_task("examples/ColourMatch-v0", num_cycles=20)
+    check_parity("examples/ColourMatch-v0")  # the vector holds exactly what the text states
     summary = mase.evaluate("examples/ColourMatch-v0", "random", episodes=5)
     matches = summary["metrics"]["matches"]["mean"]
     print(

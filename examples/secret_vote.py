@@ -12,7 +12,9 @@ It shows a `PhaseQueue` schedule (`next_phase` says who acts: the leader, then e
 secret phase (`Phase(..., secret=True)`), one `Discrete` action space for two kinds of move
 with a mask per phase, and `check_task`. Its parallel view (`mase.make_parallel`) plays the
 leader's proposal as a step of its own (the others wait: any action, ignored, and a mask that
-allows only action 0) and the whole secret vote as one step, every vote revealed at once.
+allows only action 0) and the whole secret vote as one step, every vote revealed at once. Its
+vector is a `VectorLayout` of named blocks; `text_knowledge` and `vector_knowledge` read the same
+facts from the two views, which `check_parity` compares.
 
 Run: python examples/secret_vote.py
 """
@@ -23,8 +25,9 @@ import numpy as np
 from gymnasium import spaces
 
 import mase
-from mase.checks import check_task
-from mase.protocol import message_line
+from mase.checks import check_parity, check_task
+from mase.layout import Block, VectorLayout
+from mase.protocol import MESSAGES_HEADER, message_line
 from mase.task import ActionParse, InvalidAction, Outcome, Phase, PhaseQueue, TaskEnv
 
 VOTES = ("reject", "approve")  # a vote is action 0 or 1
@@ -47,7 +50,19 @@ class SecretVoteEnv(TaskEnv):
         super().__init__(obs_mode, render_mode, max_cycles)
         self.possible_agents = [f"player_{i}" for i in range(n_players)]
         self.n_options = n_options
-        self.set_spaces(2 + 2 * n_players + 4 * n_options, spaces.Discrete(max(n_options, 2)))
+        n, k = n_players, n_options
+        self.layout = VectorLayout([
+            Block("round", 1, "round / max_cycles"), Block("voting", 1, "1 in the vote phase"),
+            Block("leader", n, "the leader (one-hot)"),
+            Block("votes", n, "each player's vote of the last round (1 approve)"),
+            Block("proposal", k, "the option proposed (one-hot; none: zeros)"),
+            Block("known", k, "1 for each option whose value the player knows"),
+            Block("values", k, "each known option's value, (value + 3) / 6"),
+            Block("adopted", k, "1 for each option adopted (off the table)"),
+            Block("voted", n, "1 for each player whose vote of the last round was revealed"),
+            Block("score", 1, f"(team score + {3 * k}) / {6 * k}"),
+        ])  # fmt: skip
+        self.set_spaces(self.layout.size, spaces.Discrete(max(n_options, 2)))
 
     def new_episode(self, options):
         k = self.n_options
@@ -100,22 +115,71 @@ class SecretVoteEnv(TaskEnv):
     def _vector(self, agent):
         n, k = len(self.possible_agents), self.n_options
         known = np.isin(np.arange(k), list(self.sees[agent]))
-        return np.concatenate([
-            [self.round / self.max_cycles, self.phase.name == "vote"], np.eye(n)[self.leader],
-            [self.revealed.get(a, 0) for a in self.possible_agents],  # the last revealed votes
-            np.eye(k + 1)[k if self.proposal is None else self.proposal][:k], known,
-            known * (self.values - VALUES[0]) / np.ptp(VALUES), ~np.isin(range(k), self.table),
-        ]).astype(np.float32)  # fmt: skip
+        return self.layout.pack({
+            "round": [self.round / self.max_cycles], "voting": [self.phase.name == "vote"],
+            "leader": np.eye(n)[self.leader],
+            "votes": [self.revealed.get(a, 0) for a in self.possible_agents],
+            "proposal": np.eye(k + 1)[k if self.proposal is None else self.proposal][:k],
+            "known": known, "values": known * (self.values - VALUES[0]) / np.ptp(VALUES),
+            "adopted": ~np.isin(range(k), self.table),
+            "voted": [a in self.revealed for a in self.possible_agents],
+            "score": [(self.score + 3 * k) / (6 * k)],
+        })  # fmt: skip
 
     def _text(self, agent):
         known = ", ".join(f"option {j} is worth {self.values[j]}" for j in sorted(self.sees[agent]))
         votes = ", ".join(f"{a} {VOTES[v]}" for a, v in self.revealed.items()) or "none yet"
-        said = " ".join(message_line(e.actor, e.note) for e in self.received_messages(agent))
-        return (
+        said = [message_line(e.actor, e.note) for e in self.received_messages(agent)]
+        return "\n".join([
             f"Round {self.round}, {self.phase.name}; leader {self.possible_agents[self.leader]}; "
             f"proposal: {'none' if self.proposal is None else self.proposal}. You know {known}. "
-            f"On the table: {self.table}. Last votes: {votes}. Team score {self.score:g}. {said}"
-        )
+            f"On the table: {self.table}. Last votes: {votes}. Team score {self.score:g}."
+        ] + ([MESSAGES_HEADER, *said] if said else []))  # fmt: skip
+
+    # information parity: the facts the text states, and the same facts read from the vector
+    def vector_layout(self, agent):
+        return self.layout
+
+    def text_knowledge(self, agent, text):
+        head = text.partition(f"\n{MESSAGES_HEADER}\n")[0]  # messages state no facts here
+        m = re.match(r"Round (\d+), (\w+); leader (\w+); proposal: (\w+)\.", head)
+        table = re.search(r"On the table: \[([\d, ]*)\]", head).group(1)
+        facts = {
+            ("round",): int(m.group(1)), ("phase",): m.group(2), ("leader",): m.group(3),
+            ("proposal",): None if m.group(4) == "none" else int(m.group(4)),
+            ("table",): tuple(int(j) for j in re.findall(r"\d+", table)),
+            ("score",): float(re.search(r"Team score (-?[\d.]+)\.", head).group(1)),
+        }  # fmt: skip
+        for j, value in re.findall(r"option (\d+) is worth (-?\d+)", head):
+            facts[("value", int(j))] = int(value)
+        for player, vote in re.findall(r"(player_\d+) (approve|reject)", head):
+            facts[("vote", player)] = vote
+        return facts
+
+    def vector_knowledge(self, agent, vector):
+        v = self.layout.split(vector)
+        k = self.n_options
+        if v["leader"].sum() != 1 or v["proposal"].sum() > 1:
+            raise ValueError("one leader, at most one proposal")
+        facts = {
+            ("round",): round(float(v["round"][0]) * self.max_cycles),
+            ("phase",): "vote" if v["voting"][0] else "propose",
+            ("leader",): self.possible_agents[int(v["leader"].argmax())],
+            ("proposal",): int(v["proposal"].argmax()) if v["proposal"].any() else None,
+            ("table",): tuple(j for j in range(k) if not v["adopted"][j]),
+            ("score",): round(float(v["score"][0]) * 6 * k - 3 * k),
+        }
+        for j in range(k):
+            if v["known"][j]:
+                facts[("value", j)] = round(float(v["values"][j]) * 6) + int(VALUES[0])
+            elif v["values"][j]:
+                raise ValueError(f"a value for option {j}, which the player does not know")
+        for a, voted, vote in zip(self.possible_agents, v["voted"], v["votes"], strict=True):
+            if voted:
+                facts[("vote", a)] = VOTES[int(round(float(vote)))]
+            elif vote:
+                raise ValueError(f"a vote of {a}, whose vote was not revealed")
+        return facts
 
     def rules_text(self, agent):
         return RULES
@@ -140,6 +204,7 @@ mase.register("examples/SecretVote-v0", SecretVoteEnv)
 
 if __name__ == "__main__":
     check_task("examples/SecretVote-v0", num_cycles=20)
+    check_parity("examples/SecretVote-v0")  # the vector holds exactly what the text states
     summary = mase.evaluate("examples/SecretVote-v0", "random", episodes=5)
     score, best = (summary["metrics"][k]["mean"] for k in ("score", "best"))
     print(

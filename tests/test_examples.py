@@ -91,9 +91,12 @@ def test_secret_vote_rules():
     assert (metrics["score"], metrics["best"], metrics["rounds"]) == (2.0, 3.0, 3)
 
 
-@pytest.mark.parametrize("name, most", [("register_task.py", 60), ("secret_vote.py", 99)])
+@pytest.mark.parametrize("name, most", [("register_task.py", 80), ("secret_vote.py", 162)])
 def test_a_task_is_its_rules_only(name, most):
-    """A task's class, from ``class`` to the line before ``mase.register``, stays this short."""
+    """A task's class, from ``class`` to the line before ``mase.register``, stays this short.
+
+    The parity hooks (``vector_layout``, ``text_knowledge``, ``vector_knowledge``) count.
+    """
     lines = (EXAMPLES[0].parent / name).read_text().splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("class "))
     end = next(i for i, line in enumerate(lines) if line.startswith("mase.register("))
