@@ -12,7 +12,11 @@ off) an agent's inbox holds only the events of its own last action, and its view
 score, tools, where the agents are, the bomb here and its status) overrides what those events
 said about the same keys. What is left of the events is the last result's code and, after an
 inspection or a cut, the bomb's phase count and the colours it had left (after an explosion:
-none left). Each seat keeps exactly that.
+none left), and what the sentence about that action names: the colour of a cut, an explosion,
+a cutter not held or a colour rejected, and for a move to a room not next door that room and
+the first room of a shortest way there. Each seat keeps exactly that. A batch has no messages
+and no ``witness``, so the vector's ``seen`` and ``told`` blocks stay zero, as the AEC env's do
+without them.
 
 Episodes are drawn by the world module's own functions from each world's generator, the draws
 the AEC env makes, so world ``n`` seeded ``s + n`` plays the AEC env seeded ``s + n``.
@@ -30,7 +34,7 @@ from gymnasium.utils import seeding
 from mase.actions import ResetNeeded
 from mase.batch import Batch, BatchStep, action_indices
 from mase.envs.search_rescue import world
-from mase.envs.search_rescue.text import RESULT_CODES
+from mase.envs.search_rescue.text import RESULT_CODES, detour_room
 from mase.envs.search_rescue.vector import STATUSES
 from mase.registry import make
 
@@ -85,6 +89,7 @@ class BatchedSearchRescue(Batch):
 
         # the worlds
         self.adj = np.zeros((N, R, R), dtype=bool)
+        self.detour = np.full((N, R, R), -1, dtype=np.int64)  # first room on a shortest way
         self.pos = np.zeros((N, A), dtype=np.int64)
         self.bomb_room = np.zeros((N, B), dtype=np.int64)
         self.room_bomb = np.zeros((N, R), dtype=np.int64)  # bomb id (1..B), 0: none
@@ -97,6 +102,9 @@ class BatchedSearchRescue(Batch):
         self.invalid = np.zeros(N, dtype=np.int64)
         # what each seat's last action told it (its inbox under the paper's rule)
         self.last_code = np.full((N, A), -1, dtype=np.int64)
+        self.last_colour = np.full((N, A), -1, dtype=np.int64)  # colour index, -1: none named
+        self.last_target = np.full((N, A), -1, dtype=np.int64)  # room index of a failed move
+        self.last_detour = np.full((N, A), -1, dtype=np.int64)  # the way there, -1: none
         self.known_bomb = np.full((N, A), -1, dtype=np.int64)  # bomb index, -1: none
         self.known_phases = np.zeros((N, A), dtype=bool)
         self.known_cut = np.zeros((N, A), dtype=np.int64)
@@ -112,6 +120,7 @@ class BatchedSearchRescue(Batch):
         self.seat = 0
         self.rngs: list[np.random.Generator] | None = None
         self._fixed_adj = None if self.redraw_layout else self._adjacency(layout)
+        self._fixed_detour = None if self.redraw_layout else self._detours(layout)
 
         # observation layout (offsets of the codec's blocks)
         off = self.codec.offset
@@ -142,6 +151,7 @@ class BatchedSearchRescue(Batch):
         self.seat = 0
         if not self.redraw_layout:
             self.adj[:] = self._fixed_adj
+            self.detour[:] = self._fixed_detour
         self._new_episodes(self._n)
 
     def observe(self, seat: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -251,6 +261,12 @@ class BatchedSearchRescue(Batch):
             self.known_exploded[wrong, s] = True
 
         self.last_code[:, s] = code
+        # what the sentence about the action names: a colour, a room not next door, the way
+        named = (code == _CUT) | (code == _EXPLODED) | (code == _INVALID["not_owned"])
+        named |= code == _INVALID["wrong_colour"]
+        self.last_colour[:, s] = np.where(named, colour, -1)
+        self.last_target[:, s] = np.where(not_adjacent, dest, -1)
+        self.last_detour[:, s] = np.where(not_adjacent, self.detour[n, room, dest], -1)
         self.invalid += code >= _INVALID[world.INVALID_REASONS[0]]
         self.turns += 1
         self.moves[:, s] = np.where(out_of_range, -1, x)
@@ -343,6 +359,7 @@ class BatchedSearchRescue(Batch):
             if self.redraw_layout:
                 layout = self.template._draw_layout(rng)
                 self.adj[k] = self._adjacency(layout)
+                self.detour[k] = self._detours(layout)
             rooms = rng.permutation(R)
             seq = self.seq[k]
             seq[:] = -1
@@ -360,6 +377,9 @@ class BatchedSearchRescue(Batch):
         self.turns[worlds] = 0
         self.invalid[worlds] = 0
         self.last_code[worlds] = -1
+        self.last_colour[worlds] = -1
+        self.last_target[worlds] = -1
+        self.last_detour[worlds] = -1
         self.known_bomb[worlds] = -1
         self.known_phases[worlds] = False
         self.known_exploded[worlds] = False
@@ -370,6 +390,17 @@ class BatchedSearchRescue(Batch):
         self.start_cut[worlds] = 0
         self.start_exploded[worlds] = False
         self.stale[worlds] = 0
+
+    def _detours(self, layout: world.Layout) -> np.ndarray:
+        """``[room, goal]``: the index of the first room of a shortest way (``-1``: none)."""
+        ri = self.room_index
+        out = np.full((self.R, self.R), -1, dtype=np.int64)
+        for start in layout.rooms:
+            for goal in layout.rooms:
+                room = detour_room(layout, start, goal)
+                if room is not None:
+                    out[ri[start], ri[goal]] = ri[room]
+        return out
 
     def _adjacency(self, layout: world.Layout) -> np.ndarray:
         ri = self.room_index
@@ -432,9 +463,18 @@ class BatchedSearchRescue(Batch):
         colour = self.seq[n[:, None], k[:, None], np.minimum(at, P - 1)]
         left = (known & ~self.known_exploded[:, s])[:, None] & (at < self.phases[k][:, None])
         flat[(base[:, None] + 1 + slots * C + np.maximum(colour, 0))[left]] = 1.0
-        # the last result
+        # the last result, and what its sentence names
         code = self.last_code[:, s]
         flat[(row + off["last_result"] + code)[code >= 0]] = 1.0
+        for name, named in (
+            ("last_colour", self.last_colour[:, s]),
+            ("last_target", self.last_target[:, s]),
+            ("last_detour", self.last_detour[:, s]),
+        ):
+            flat[(row + off[name] + named)[named >= 0]] = 1.0
+        # who the seat is, and the doors out of its room
+        v[:, off["seat"] + s] = 1.0
+        v[:, off["doors"] : off["doors"] + R] = self.adj[n, room]
         v[:, off["round"]] = self.round / self.codec.max_rounds
         v[:, off["score"]] = self.score / self.codec.max_score
         return v

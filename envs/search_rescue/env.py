@@ -15,10 +15,15 @@ from mase.envs.search_rescue import render as board
 from mase.envs.search_rescue import text as words
 from mase.envs.search_rescue.vector import ObservationCodec, StateCodec
 from mase.events import Event
+from mase.layout import VectorLayout, message_claims, text_told, told_facts
+from mase.protocol import split_messages
 from mase.stats import Metric
 from mase.task import ActionParse, TaskEnv
 
 _RESULT_KINDS = frozenset(("move", "inspect", "cut", "explode", "invalid"))
+_SEEN = frozenset(words.SEEN_KINDS)
+#: What the sentence about one's last action names that the vector holds in blocks of its own.
+_VECTOR_LAST = (("last_colour",), ("last_target",), ("last_detour",))
 
 
 class SearchRescueEnv(TaskEnv):
@@ -183,6 +188,10 @@ class SearchRescueEnv(TaskEnv):
         self._masks: dict[tuple, np.ndarray] = {}  # legal masks, per layout
         self._explained: dict[tuple, str] = {}  # why actions failed, per layout
         self.possible_agents = list(self.layout.agents)
+        self._teammate_slot = {
+            a: {b: k for k, b in enumerate(b for b in self.layout.agents if b != a)}
+            for a in self.layout.agents
+        }
 
         # spaces
         self.codec = ObservationCodec(self.layout, max_cycles)
@@ -205,6 +214,9 @@ class SearchRescueEnv(TaskEnv):
             self._masks, self._explained = {}, {}
         self.world = world.new_state(self.layout, self.np_random)
         self._view_cache: tuple[str, int, dict] | None = None
+        self._doors: dict[int, tuple[int, ...]] = {}  # the doors out of each room, sorted
+        self._said_of_last: dict[str, tuple[Event, dict]] = {}  # per seat, its last event's
+        self._claims_of: dict[tuple[str, str], dict] = {}  # each message's claims, read once
         self._round_start_key = self.world.key()
         self._previous_moves: tuple | None = None
         self._stale_rounds = 0
@@ -355,7 +367,144 @@ class SearchRescueEnv(TaskEnv):
 
     def _vector(self, agent: str) -> np.ndarray:
         facts, result = self.observation_facts(agent)
-        return self.codec.encode(facts, result)
+        return self.codec.encode(facts, result, self._rest_facts(agent))
+
+    def _rest_facts(self, agent: str) -> dict:
+        """The facts of the vector's appended blocks (:mod:`.vector`), teammates by number.
+
+        Who the seat is, the doors out of its room, what the sentence about its last action
+        names, the teammates' actions it saw and the claims of the messages it was shown.
+        """
+        room = self.world.positions[agent]
+        doors = self._doors.get(room)
+        if doors is None:
+            doors = self._doors[room] = tuple(sorted(self.layout.neighbours[room]))
+        rest: dict = {("seat",): agent, ("doors",): doors}
+        last = self._last_events.get(agent)
+        if last:
+            said = self._said_of_last.get(agent)
+            if said is None or said[0] is not last[0]:
+                facts = words.last_action_facts(self.layout, self.world, last[0])
+                said = self._said_of_last[agent] = (
+                    last[0],
+                    {k: facts[k] for k in _VECTOR_LAST if k in facts},
+                )
+            rest.update(said[1])
+        slot = self._teammate_slot[agent]
+        for event in self._inbox[agent]:
+            if event.actor != agent and event.kind in _SEEN:
+                k = slot[event.actor]
+                rest[("seen", k)] = event.kind
+                rest.pop(("seen_colour", k), None)
+                if event.kind in ("cut", "explode"):
+                    rest[("seen_colour", k)] = event.note
+        for key, value in self._told(agent).items():
+            rest[("told", slot[key[1]], *key[2:])] = value
+        return rest
+
+    def _told(self, agent: str) -> dict:
+        """``("told", sender, *key) -> value`` of the messages listed now that the vector keeps.
+
+        The claims :func:`mase.layout.inbox_told` reads (each message's read once an episode),
+        those :meth:`.vector.ClaimCodec.admits`, cutters as sets in colour order.
+        """
+        messages = self.received_messages(agent)
+        if not messages:
+            return {}
+        cache = self._claims_of
+        said = []
+        for event in messages:
+            claims = cache.get((event.actor, event.note))
+            if claims is None:
+                claims = cache[(event.actor, event.note)] = message_claims(
+                    self, event.actor, event.note
+                )
+            said.append((event.actor, claims))
+        return self._kept_claims(agent, told_facts(said))
+
+    def _kept_claims(self, agent: str, told: Mapping) -> dict:
+        codec, mates = self.codec.claims, self.codec.teammates[agent]
+        return {
+            key: codec.value(key[2:], value)
+            for key, value in told.items()
+            if key[1] in mates and codec.admits(key[2:], value)
+        }
+
+    # -- information parity (mase.layout) -------------------------------------------------------
+
+    def vector_layout(self, agent: str) -> VectorLayout:
+        """The observation vector's blocks (:mod:`.vector`); the same for every seat."""
+        if agent not in self.codec.agent_index:
+            raise ValueError(f"no seat {agent!r}; seats: {list(self.codec.agents)}")
+        return self.codec.layout
+
+    def text_knowledge(self, agent: str, text: str) -> dict:
+        """The facts a text observation states (:func:`.text.parse_observation`) and its claims.
+
+        The claims of its message lines (:func:`mase.layout.text_told`) that the vector keeps
+        (the ``told`` block's bound: this game's things, values in range).
+        """
+        head, _ = split_messages(text)
+        facts = words.parse_observation(head)
+        facts.update(self._kept_claims(agent, text_told(self, text)))
+        return facts
+
+    def vector_knowledge(self, agent: str, vector: np.ndarray) -> dict:
+        """The facts an observation vector holds, keyed and valued as :meth:`text_knowledge`.
+
+        What the text restates (the room and bomb the last action's sentence names, who holds
+        a colour, the legal actions in words) follows from the decoded facts and the layout.
+
+        Raises:
+            ValueError: the vector is no vector the task writes for ``agent``.
+        """
+        rest = self.codec.decode_rest(vector)
+        seat = rest[("seat",)]
+        if seat != agent:
+            raise ValueError(f"the vector is {seat}'s, not {agent}'s")
+        facts, code = self.codec.decode(seat, vector)
+        room = facts[("agent_room", seat)]
+        bomb = facts.get(("room_bomb", room))
+        doors = rest[("doors",)]
+        out = {**facts, ("seat",): seat, ("doors",): doors}
+        out.update((k, rest[k]) for k in _VECTOR_LAST if k in rest)
+        if code is not None:
+            out[("last_result",)] = code
+            if code in words.ROOM_NAMED:
+                out[("last_room",)] = room
+            if code in words.BOMB_NAMED:
+                out[("last_bomb",)] = bomb
+            if code == "invalid:bomb_done":
+                out[("last_status",)] = facts[("bomb_status", bomb)]
+            if code == "invalid:not_adjacent":
+                out[("last_doors",)] = doors
+            if code == "invalid:not_owned":
+                out[("last_holders",)] = words.holders(self.layout, rest[("last_colour",)])
+        mates = self.codec.teammates[seat]
+        for key, value in rest.items():
+            if key[0] == "seen":
+                out[("seen", mates[key[1]])] = value
+                if value != "move":
+                    out[("seen_bomb", mates[key[1]])] = bomb
+            elif key[0] == "seen_colour":
+                out[("seen_colour", mates[key[1]])] = value
+            elif key[0] == "told":
+                out[("told", mates[key[1]], *key[2:])] = value
+        out[("legal",)] = self._legal_words(facts[("cutters", seat)], doors, bomb, facts)
+        return out
+
+    def _legal_words(self, cutters: tuple, doors: tuple, bomb: int | None, facts: dict) -> tuple:
+        """The legal actions in words (:func:`.text.legal_actions_text`) from decoded facts."""
+        live = bool(bomb) and facts.get(("bomb_status", bomb)) == "active"
+        out = []
+        for kind, arg in self.layout.actions:
+            if kind == "inspect" and live:
+                out.append(f"inspect bomb {bomb}")
+            elif kind == "go" and arg in doors:
+                out.append(f"go to room {arg}")
+            elif kind == "cut" and live and arg in cutters:
+                out.append(f"apply {arg} cutter to bomb {bomb}")
+        return tuple(out)
 
     def _text(self, agent: str) -> str:
         view = self.turn_view(agent)

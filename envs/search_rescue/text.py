@@ -199,15 +199,24 @@ def _rooms(rooms: Iterable[int]) -> str:
     return ", ".join(str(r) for r in sorted(rooms))
 
 
-def _detour(layout: Layout, start: int, goal: int) -> str:
-    """Name the first room of a shortest path from ``start`` to ``goal``."""
+def detour_room(layout: Layout, start: int, goal: int) -> int | None:
+    """The first room of a shortest path from ``start`` to ``goal`` (the lowest, if several).
+
+    ``None`` when ``goal`` cannot be reached or is ``start`` itself.
+    """
     dist = layout.distances()
-    if goal not in dist[start]:
-        return ""
+    if goal not in dist[start] or goal == start:
+        return None
     for room in sorted(layout.neighbours[start]):
         if dist[room].get(goal) == dist[start][goal] - 1:
-            return f"; to reach room {goal}, go through room {room}"
-    return ""
+            return room
+    return None
+
+
+def _detour(layout: Layout, start: int, goal: int) -> str:
+    """Name the first room of a shortest path from ``start`` to ``goal``."""
+    room = detour_room(layout, start, goal)
+    return "" if room is None else f"; to reach room {goal}, go through room {room}"
 
 
 # -- observation, rules, legal actions --------------------------------------------------------
@@ -289,6 +298,191 @@ def observation_text(
         lines.append(MESSAGES_HEADER)
         lines.extend(messages)
     return "\n".join(lines)
+
+
+# -- what an observation states beyond its fact sentences --------------------------------------
+
+#: The kinds of a teammate's action a seat can see (``witness=True``), in the vector's order.
+SEEN_KINDS = ("move", "inspect", "cut", "explode")
+#: The result codes whose sentence names the seat's room.
+ROOM_NAMED = frozenset(
+    ("moved", "invalid:already_there", "invalid:not_adjacent", "invalid:no_bomb")
+    + ("invalid:bomb_done", "invalid:wrong_colour")
+)
+#: The result codes whose sentence names the bomb acted on.
+BOMB_NAMED = frozenset(("inspected", "cut", "exploded"))
+
+
+def last_action_facts(layout: Layout, state: State, event: Event) -> dict[tuple, object]:
+    """What the sentence about one's own last action states, as facts besides its event's.
+
+    ``("last_result",)`` the result code (:data:`RESULT_CODES`); ``("last_room",)`` the room
+    the sentence names as the seat's; ``("last_bomb",)`` the bomb acted on;
+    ``("last_colour",)`` the cutter's colour; ``("last_status",)`` a finished bomb's status;
+    for a move to a room not next door, ``("last_target",)`` that room, ``("last_doors",)``
+    the doors out and ``("last_detour",)`` the first room of a shortest way there;
+    ``("last_holders",)`` who holds the cutter the seat lacks. The number of an action out
+    of range and the explanation of an unreadable reply echo the seat's own input; they are
+    no facts of the game, and :func:`parse_observation` skips them too.
+    """
+    code = result_code(event)
+    facts: dict[tuple, object] = {("last_result",): code}
+    agent = event.actor
+    if event.kind != "invalid":
+        fields = _action_fields(event)
+        if event.kind == "move":
+            facts[("last_room",)] = fields["room"]
+        else:
+            facts[("last_bomb",)] = fields["bomb"]
+        if event.kind in ("cut", "explode"):
+            facts[("last_colour",)] = fields["colour"]
+        return facts
+    reason, _, detail = event.note.partition(":")
+    if reason in ("unparseable", "out_of_range"):
+        return facts
+    kind, arg = layout.actions[int(detail)]
+    room = event.facts.get(("agent_room", agent), state.positions[agent])
+    if reason == "already_there":
+        facts[("last_room",)] = arg
+    elif reason == "not_adjacent":
+        facts[("last_target",)] = arg
+        facts[("last_room",)] = room
+        facts[("last_doors",)] = tuple(sorted(layout.neighbours[room]))
+        detour = detour_room(layout, room, arg)
+        if detour is not None:
+            facts[("last_detour",)] = detour
+    elif reason == "no_bomb":
+        facts[("last_room",)] = room
+    elif reason in ("bomb_done", "wrong_colour"):
+        bomb = next(k[1] for k in event.facts if k[0] == "bomb_status")
+        facts[("last_room",)] = event.facts[("bomb_room", bomb)]
+        if reason == "bomb_done":
+            facts[("last_status",)] = event.facts[("bomb_status", bomb)]
+        else:
+            facts[("last_colour",)] = arg
+    elif reason == "not_owned":
+        facts[("last_colour",)] = arg
+        facts[("last_holders",)] = holders(layout, arg)
+    return facts
+
+
+def holders(layout: Layout, colour: str) -> tuple[str, ...]:
+    """The agents holding a cutter of ``colour``, in turn order."""
+    return tuple(a for a in layout.agents if colour in layout.cutters[a])
+
+
+def seen_action_facts(event: Event) -> dict[tuple, object]:
+    """What the sentence about a teammate's action seen states, besides its event's facts.
+
+    ``("seen", who)`` the kind of action (:data:`SEEN_KINDS`), ``("seen_bomb", who)`` the
+    bomb it acted on and ``("seen_colour", who)`` the colour it applied.
+    """
+    fields, who = _action_fields(event), event.actor
+    facts: dict[tuple, object] = {("seen", who): event.kind}
+    if event.kind != "move":
+        facts[("seen_bomb", who)] = fields["bomb"]
+    if event.kind in ("cut", "explode"):
+        facts[("seen_colour", who)] = fields["colour"]
+    return facts
+
+
+_ROOM, _BOMB, _COLOUR = r"(?P<room>\d+)", r"(?P<bomb>\d+)", r"(?P<colour>[a-z]+)"
+_OWN_PATTERNS = {
+    "moved": rf"you moved to room {_ROOM}\.",
+    "inspected": rf"you inspected bomb {_BOMB}\.",
+    "exploded": rf"you applied the {_COLOUR} cutter to bomb {_BOMB} and it exploded\.",
+    "cut": rf"you applied the {_COLOUR} cutter to bomb {_BOMB}\.",
+}
+_FAILED_PATTERNS = {
+    "already_there": rf"you are already in room {_ROOM}\.",
+    "not_adjacent": rf"room (?P<target>\d+) is not next to room {_ROOM}; its doors lead to "
+    r"rooms (?P<doors>\d+(?:, \d+)*)(?:; to reach room (?P=target), go through room "
+    r"(?P<detour>\d+))?\.",
+    "no_bomb": rf"there is no bomb in room {_ROOM}\.",
+    "bomb_done": rf"the bomb in room {_ROOM} is already (?P<status>[a-z]+); there is nothing "
+    r"left to do here\.",
+    "not_owned": rf"you have no {_COLOUR} cutter; (?P<holders>[A-Za-z ]+?) can cut (?P=colour), "
+    r"so ask for help\.",
+    "wrong_colour": rf"the bomb in room {_ROOM} rejected the {_COLOUR} cutter: (?P=colour) is "
+    r"not its next phase\.",
+    "unparseable": r"your reply names no action I can carry out: ",
+    "out_of_range": r"action -?\d+ does not exist; actions are numbered 0 to \d+\.",
+}
+_RESULT_PATTERNS = {code: re.compile(p) for code, p in _OWN_PATTERNS.items()} | {
+    f"invalid:{code}": re.compile(p) for code, p in _FAILED_PATTERNS.items()
+}
+_OWN_LINE = re.compile(r"^- Your last action( failed)?: (.*)$", re.M)
+_WHO = r"(?P<who>[A-Za-z]+)"
+_SEEN_PATTERNS = {
+    "move": re.compile(rf"^- You saw {_WHO} move\.", re.M),
+    "inspect": re.compile(rf"^- You saw {_WHO} inspect bomb {_BOMB}\.", re.M),
+    "cut": re.compile(rf"^- You saw {_WHO} apply the {_COLOUR} cutter to bomb {_BOMB}\.", re.M),
+    "explode": re.compile(
+        rf"^- You saw bomb {_BOMB} explode when {_WHO} applied {_COLOUR}\.", re.M
+    ),
+}
+_SEAT = re.compile(r"\AYou are ([A-Za-z]+)\.$", re.M)
+_DOORS = re.compile(r"^Doors from room \d+ lead to rooms (\d+(?:, \d+)*)\.$", re.M)
+_LEGAL = re.compile(r"^Your legal actions: (.*)\.$", re.M)
+_NAMED_VALUES = {"room": int, "bomb": int, "target": int, "detour": int, "status": str}
+
+
+def parse_observation(text: str) -> dict[tuple, object]:
+    """Every fact the own part of an observation states (its messages cut off).
+
+    The fact sentences (:func:`parse_facts`, later ones winning), who the seat is
+    (``("seat",)``), the sentence about its own last action (:func:`last_action_facts`'s keys),
+    the teammates' actions it saw (:func:`seen_action_facts`'s keys), the doors out of its room
+    (``("doors",)``) and its legal actions in words (``("legal",)``).
+
+    Raises:
+        ValueError: a line about the last action that no result's wording matches.
+    """
+    facts = parse_facts(text)
+    seat = _SEAT.search(text)
+    if seat:
+        facts[("seat",)] = seat[1].lower()
+    for line in _OWN_LINE.finditer(text):
+        facts.update(_parse_result(bool(line[1]), line[2]))
+    for kind, pattern in _SEEN_PATTERNS.items():
+        for m in pattern.finditer(text):
+            who = m["who"].lower()
+            facts[("seen", who)] = kind
+            if kind != "move":
+                facts[("seen_bomb", who)] = int(m["bomb"])
+            if kind in ("cut", "explode"):
+                facts[("seen_colour", who)] = m["colour"]
+    doors = _DOORS.search(text)
+    if doors:
+        facts[("doors",)] = tuple(int(r) for r in doors[1].split(", "))
+    legal = _LEGAL.search(text)
+    if legal:
+        facts[("legal",)] = tuple(legal[1].split("; ")) if legal[1] else ()
+    return facts
+
+
+def _parse_result(failed: bool, sentence: str) -> dict[tuple, object]:
+    for code, pattern in _RESULT_PATTERNS.items():
+        if code.startswith("invalid:") != failed:
+            continue
+        m = pattern.match(sentence)
+        if m is None:
+            continue
+        facts: dict[tuple, object] = {("last_result",): code}
+        for name, value in m.groupdict().items():
+            if value is None:
+                continue
+            if name in _NAMED_VALUES:
+                facts[(f"last_{name}",)] = _NAMED_VALUES[name](value)
+            elif name == "colour":
+                facts[("last_colour",)] = value
+            elif name == "doors":
+                facts[("last_doors",)] = tuple(int(r) for r in value.split(", "))
+            elif name == "holders":
+                names = () if value == "nobody" else value.split(" and ")
+                facts[("last_holders",)] = tuple(n.lower() for n in names)
+        return facts
+    raise ValueError(f"no result reads {sentence!r}")
 
 
 #: How the "Now:" part of an observation groups its facts, one line per group.

@@ -173,7 +173,8 @@ def test_observe_events_are_logged_but_not_delivered():
     assert event.facts[("agent_room", "bravo")] == 0  # teammates are visible by default
     assert all(e.kind != "observe" for a in base.agents for e in base.inbox(a))
     # what alpha observed at its turn is what its observation showed
-    assert (before == base.codec.encode(event.facts, None)).all()
+    rest = {("seat",): "alpha", ("doors",): tuple(sorted(base.layout.neighbours[3]))}
+    assert (before == base.codec.encode(event.facts, None, rest)).all()
 
 
 def test_true_facts_agree_with_every_view():
