@@ -161,14 +161,38 @@ class SB3Policy(Policy):
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
+    def _prefix(self, vector: np.ndarray) -> np.ndarray:
+        """The first numbers of a vector longer than the model's, cut at a block's end.
+
+        A model trained before blocks were appended to a task's vector reads the old prefix;
+        a cut inside a block (another vector altogether) is a ``ValueError``.
+        """
+        width = self.model.observation_space["observation"].shape[-1]
+        if vector.shape[-1] <= width:
+            return vector
+        try:
+            layout = self.env.unwrapped.vector_layout(self.agent)
+        except NotImplementedError:
+            layout = None
+        if layout is not None and width not in {s.stop for s in layout.slices.values()}:
+            raise ValueError(
+                f"the model reads {width} numbers, which end inside a block of the task's "
+                f"{vector.shape[-1]}-number vector: it was trained on another vector"
+            )
+        return vector[..., :width]
+
     def act(self, observation: Any, info: dict) -> int:
-        """The model's action for this turn's vector observation and mask."""
+        """The model's action for this turn's vector observation and mask.
+
+        A vector longer than the model's is read by its prefix (:meth:`_prefix`).
+        """
         import torch
 
         vector = observation.get("observation")
         if vector is None:
             vector = self.env.unwrapped.observe_vector(self.agent)
-        obs = {"observation": np.asarray(vector), "action_mask": observation["action_mask"]}
+        vector = self._prefix(np.asarray(vector))
+        obs = {"observation": vector, "action_mask": observation["action_mask"]}
         tensor, _ = self.model.policy.obs_to_tensor(obs)
         with torch.no_grad():
             probs = self.model.policy.get_distribution(tensor).distribution.probs[0].numpy()
