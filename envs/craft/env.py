@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from mase.claims import Claims
 from mase.envs.craft import maps, parse, render, world
 from mase.envs.craft import text as words
 from mase.envs.craft.names import (
@@ -20,8 +21,9 @@ from mase.envs.craft.names import (
     name_pattern,
 )
 from mase.envs.craft.recipes import PRESETS, shortfall
-from mase.envs.craft.vector import ObservationCodec
+from mase.envs.craft.vector import FAILURE_FIELDS, ObservationCodec, failure_fields
 from mase.events import Event
+from mase.layout import VectorLayout, message_claims, text_told
 from mase.stats import Metric, proportion
 from mase.task import ActionParse, InvalidAction, Outcome, TaskEnv
 
@@ -133,7 +135,8 @@ class CraftEnv(TaskEnv):
         truncated after ``max_cycles`` rounds (``"round_limit"``).
 
     Metrics:
-        ``info["metrics"]`` at the end: ``success``, ``score`` (1 or 0), ``rounds``,
+        ``info["metrics"]`` at the end: ``success``, ``score`` (1 or 0), ``max_score`` (1),
+        ``rounds``,
         ``makespan`` (the round the goal was made, ``None`` when it was not), ``gathers``,
         ``crafts`` (craft actions), ``items_crafted``, ``gives``, ``items_given``, ``moves``,
         ``waits``, ``invalid_actions``, ``valid_action_rate``, ``turns``, ``ended_by``, and
@@ -254,11 +257,14 @@ class CraftEnv(TaskEnv):
         self._start, self._plan = self.world.copy(), None  # for subgoals()
         self._view_cache: tuple[str, int, dict] | None = None
         self._mask_cache: tuple[str, int, np.ndarray] | None = None
+        self._failures: dict[str, tuple[str, dict]] = {}
 
     def apply(self, agent: str, action: int) -> tuple[list[Event], float]:
         """Resolve the action (:func:`.world.step`), or refuse it with the reason in words."""
         code = world.invalid_reason(self.world, agent, action)
         if code is not None:
+            fields = failure_fields(self.layout, self.world, agent, code, action)
+            self._failures[agent] = (code, fields)
             raise InvalidAction(code, words.explain(self.layout, self.world, agent, code, action))
         before = world.work_left(self.world) if self.shaping else 0
         events = world.step(self.world, agent, action)
@@ -303,6 +309,7 @@ class CraftEnv(TaskEnv):
         return {
             "success": success,
             "score": float(success),
+            "max_score": 1.0,
             "rounds": self.round,
             "makespan": w.made_in,
             "gathers": total["gathers"],
@@ -439,7 +446,60 @@ class CraftEnv(TaskEnv):
         return bool(last) and last[0].kind == "invalid"
 
     def _vector(self, agent: str) -> np.ndarray:
-        return self.codec.encode(self.world, agent, self.see_teammates, self._failed(agent))
+        inbox = self._inbox[agent]
+        failure, claims = None, {}
+        for event in inbox:
+            if event.kind == "invalid" and event.actor == agent:
+                failure = self._failure_of(event)
+            elif event.kind == "message" and event.actor != agent:
+                told = claims.setdefault(event.actor, {})
+                told.update(message_claims(self, event.actor, event.note))
+        return self.codec.encode(
+            self.world, agent, self.see_teammates, self._failed(agent), inbox, failure, claims
+        )
+
+    def _failure_of(self, event: Event) -> tuple[str, dict]:
+        """The reason code and fields of an invalid event (as :func:`.text.read_reason`)."""
+        code = event.note.partition(":")[0]
+        stored = self._failures.get(event.actor)
+        if stored is not None and stored[0] == code:  # apply refused it: its own fields
+            return stored
+        # not a move the rules refused: read the words it was refused in (as the text's reader)
+        read = words.read_reason(self.explain_invalid(event), self.book)
+        code = str(read["code"])
+        return code, {k: read[k] for k in FAILURE_FIELDS[code]}
+
+    # -- information parity (mase.layout) -----------------------------------------------------
+
+    def vector_layout(self, agent: str) -> VectorLayout:
+        """``agent``'s observation vector, block by block (:mod:`mase.envs.craft.vector`)."""
+        self._check_agent(agent)
+        return self.codec.layout(agent)
+
+    def text_knowledge(self, agent: str, text: str) -> dict:
+        """The facts a text observation states (:func:`.text.read_observation`) and its claims."""
+        self._check_agent(agent)
+        return {**words.read_observation(text, self.book, agent), **text_told(self, text)}
+
+    def vector_knowledge(self, agent: str, vector: np.ndarray) -> dict:
+        """The facts an observation vector holds (:meth:`.vector.ObservationCodec.decode`)."""
+        self._check_agent(agent)
+        return self.codec.decode(agent, vector)
+
+    def read_claims(self, sender: str, text: str, known: Mapping) -> Claims:
+        """A message's fact sentences, less those the vector cannot hold.
+
+        A claim of an agent or an item the game does not have, of a count over the count
+        bound (:func:`.vector.count_bound`: no episode reaches it) or of a round past the
+        limit states nothing possible; it is not read, so neither view carries it.
+        """
+        claims = super().read_claims(sender, text, known)
+        facts = {k: v for k, v in claims.facts.items() if self.codec.readable(k, v)}
+        return Claims(facts, claims.confidence, claims.unread, claims.reader, claims.holders)
+
+    def _check_agent(self, agent: str) -> None:
+        if agent not in self.possible_agents:
+            raise ValueError(f"no agent {agent!r}; agents: {self.possible_agents}")
 
     def _text(self, agent: str) -> str:
         return words.observation_text(

@@ -42,7 +42,7 @@ from mase.envs.craft.names import (
 from mase.envs.craft.recipes import Book, Recipe
 from mase.envs.craft.world import AGENT_NAMES, MAX_GIVE, Layout, State
 from mase.events import Event
-from mase.protocol import MESSAGES_HEADER, REPLY_FORMAT_HELP, message_line
+from mase.protocol import MESSAGES_HEADER, REPLY_FORMAT_HELP, message_line, split_messages
 
 STATIONS = ("workbench", "furnace")
 _N = r"(\d{1,9})(?!\d)"
@@ -444,3 +444,142 @@ def observation_text(
         lines.append(MESSAGES_HEADER)
         lines.extend(messages)
     return "\n".join(lines)
+
+
+# -- reading an observation back -------------------------------------------------------------------
+
+_P = rf"({_PLACE})"
+_AMOUNT = rf"(\d{{1,9}}) ({_ITEM})"
+_HEADS = (
+    ("wait", re.compile(r"Your last action: you waited\.")),
+    ("move", re.compile(rf"Your last action: you moved from the {_P} to the {_P}\.")),
+    ("gather", re.compile(rf"Your last action: you gathered {_AMOUNT}\.")),
+    ("craft", re.compile(rf"Your last action: you crafted {_AMOUNT}\.")),
+    ("give", re.compile(rf"Your last action: you gave {_AMOUNT} to ({_AGENT})\.", re.I)),
+    ("received", re.compile(rf"({_AGENT}) gave you {_AMOUNT}\.", re.I)),
+    ("move", re.compile(rf"You saw ({_AGENT}) move from the {_P} to the {_P}\.", re.I)),
+    ("gather", re.compile(rf"You saw ({_AGENT}) gather {_AMOUNT}\.", re.I)),
+    ("craft", re.compile(rf"You saw ({_AGENT}) craft {_AMOUNT}\.", re.I)),
+    ("give", re.compile(rf"You saw ({_AGENT}) give {_AMOUNT} to ({_AGENT})\.", re.I)),
+)
+_LISTED = re.compile(rf"the ({_PLACE})")
+_HAVE = rf"(no|\d{{1,9}}) ({_ITEM})"
+_REASONS = {
+    "already_there": re.compile(rf"you are already at the {_P}\."),
+    "not_adjacent": re.compile(
+        rf"the {_P} is not next to the {_P}; paths from the {_P} lead to (.+?); to reach the "
+        rf"{_P}, go through the {_P}\."
+    ),
+    "not_here": re.compile(rf"({_ITEM}) cannot be gathered at the {_P}\. (.+)", re.I),
+    "needs_tool": re.compile(
+        rf"gathering ({_ITEM}) needs (?:an? )?({_ITEM}) in your inventory; craft one or get one "
+        r"from a teammate\."
+    ),
+    "no_station": re.compile(
+        rf"crafting ({_ITEM}) needs a (\w+), and there is none at the {_P}\. (.+)"
+    ),
+    "missing_inputs": re.compile(rf"crafting ({_ITEM}) takes (.+?); you are short of (.+)\."),
+    "self_give": re.compile(r"you cannot give to yourself; name a teammate at your place\."),
+    "not_together": re.compile(
+        rf"({_AGENT}) is not at your place \(the {_P}\); you can give only to a teammate at "
+        r"your place\.",
+        re.I,
+    ),
+    "not_enough": re.compile(rf"you have {_HAVE}, not {_AMOUNT}\."),
+}
+
+
+def _item(name: str) -> str:
+    return _ITEMS[_key_name(name)]
+
+
+def read_observation(text: str, book: Book, agent: str) -> dict[tuple, object]:
+    """The facts a text observation of ``agent`` states (its messages left out).
+
+    The round, the goal, the places seen, the own inventory, what is at the own place
+    (:func:`parse_facts`), the places one path away (``("paths",)``), per agent what it was
+    seen to do since the last turn (``("saw", actor)``: ``("move", origin, place)``,
+    ``("gather", resource, 1)``, ``("craft", item, count)``, ``("give", item, to, n)``,
+    ``("wait",)`` or ``("failed",)``) with the facts the event showed (``("saw", actor, *key)``),
+    and why the last action failed (``("failure", field)``, :func:`read_reason`). The recipe
+    book's line is the rules' (a task argument) and the legal actions' line the action mask.
+    """
+    head, _, now = split_messages(text)[0].partition("\nNow:\n")
+    first, _, happened = head.partition("\nSince your last turn:\n")
+    lines = now.split("\n")
+    stated = [line for line in lines if not line.startswith(("Recipes: ", "Your legal actions: "))]
+    facts = parse_facts(first + "\n" + "\n".join(stated), book)
+    for line in lines:
+        if line.startswith("Paths from the "):
+            doors = line.split(" lead to ", 1)[1]
+            facts[("paths",)] = frozenset(m.group(1).lower() for m in _LISTED.finditer(doors))
+    for line in happened.split("\n") if happened else ():
+        facts.update(read_event(line.removeprefix("- "), book, agent))
+    return facts
+
+
+def read_event(line: str, book: Book, agent: str) -> dict[tuple, object]:
+    """The facts one line of "Since your last turn" states (see :func:`read_observation`)."""
+    if line.startswith("Your last action failed: "):
+        reason = read_reason(line.removeprefix("Your last action failed: "), book)
+        return {("saw", agent): ("failed",), **{("failure", k): v for k, v in reason.items()}}
+    for kind, pattern in _HEADS:
+        m = pattern.match(line)
+        if m is None:
+            continue
+        g = list(m.groups())
+        if line.startswith("Your last action") or kind == "received":
+            actor = g.pop(0).lower() if kind == "received" else agent
+        else:
+            actor = g.pop(0).lower()
+        if kind == "wait":
+            event: tuple = ("wait",)
+        elif kind == "move":
+            event = ("move", g[0].lower(), g[1].lower())
+        elif kind in ("gather", "craft"):
+            event = (kind, _item(g[1]), int(g[0]))
+        elif kind == "received":
+            event = ("give", _item(g[1]), agent, int(g[0]))
+        else:
+            event = ("give", _item(g[1]), g[2].lower(), int(g[0]))
+        shown = parse_facts(line[m.end() :], book)
+        return {("saw", actor): event, **{("saw", actor, *k): v for k, v in shown.items()}}
+    raise ValueError(f"not an event line of the crafting world: {line!r}")
+
+
+def read_reason(reason: str, book: Book) -> dict[str, object]:
+    """What a reason of :func:`explain` states: ``{"code": code, field: value, ...}``.
+
+    A reason of another kind (unreadable text, an index out of range) reads as
+    ``{"code": "other"}``.
+    """
+    order = {item: k for k, item in enumerate(book.items)}
+    for code, pattern in _REASONS.items():
+        m = pattern.fullmatch(reason)
+        if m is None:
+            continue
+        g = m.groups()
+        fields: dict[str, object] = {"code": code}
+        if code == "already_there":
+            fields["target"] = g[0].lower()
+        elif code == "not_adjacent":
+            fields.update(target=g[0].lower(), via=g[5].lower())
+            fields["doors"] = frozenset(x.group(1).lower() for x in _LISTED.finditer(g[3]))
+        elif code == "not_here":
+            fields["resource"] = _item(g[0])
+            fields["source"] = parse_facts(g[2], book)[("source", fields["resource"])]
+        elif code == "needs_tool":
+            fields.update(resource=_item(g[0]), tool=_item(g[1]))
+        elif code == "no_station":
+            fields["item"] = _item(g[0])
+            fields["station_at"] = parse_facts(g[3], book)[("station", g[1].lower())]
+        elif code == "missing_inputs":
+            short = [(_item(name), int(n)) for n, name in _COUNT_ITEM.findall(g[2])]
+            fields.update(item=_item(g[0]), short=tuple(sorted(short, key=lambda p: order[p[0]])))
+        elif code == "not_together":
+            fields["to"] = g[0].lower()
+        elif code == "not_enough":
+            have = 0 if g[0] == "no" else int(g[0])
+            fields.update(item=_item(g[3]), have=have, want=int(g[2]))
+        return fields
+    return {"code": "other"}
