@@ -10,6 +10,10 @@ import importlib
 TRAINERS = {
     "mappo": ("mase.baselines.mappo.mappo", "recurrent MAPPO with a centralized critic"),
     "sb3-ppo": ("mase.baselines.sb3.ppo", "parameter-shared Stable-Baselines3 PPO"),
+    "selfplay": (
+        "mase.baselines.mappo.selfplay",
+        "MAPPO by population self-play, both sides of a two-sided task at once",
+    ),
 }
 
 _LAZY = {
