@@ -4,6 +4,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -472,3 +473,82 @@ def test_learning_curves_of_two_tasks_never_share_an_axis(tmp_path):
     png = plot_learning_curves(find_training_logs([tmp_path]), tmp_path / "c.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     plt.close("all")
+
+
+# -- learning curves of training runs -----------------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_the_shipped_training_logs_are_drawn_on_honest_axes_named_for_people(tmp_path):
+    """docs/training holds MAPPO's and SB3's search and rescue runs and MAPPO's Avalon sides."""
+    pytest.importorskip("matplotlib")
+    from mase.report.curves import curve_panels
+
+    logs = find_training_logs([REPO / "docs" / "training"])
+    panels = {p["title"]: p for p in curve_panels(logs)}
+    rounds = panels["mase/SearchRescue-v0: Rounds per episode"]
+    assert [name for name, _ in rounds["series"]] == ["mappo", "sb3_ppo"]  # one quantity, one axis
+    assert rounds["range"] == (0.0, 30.0)  # the task's own range: up to max_cycles
+    assert panels["mase/SearchRescue-v0: Score per episode (team score)"]["range"] == (0.0, 90.0)
+    win = panels["mase/Avalon-v0: Win rate (share of episodes with a positive return)"]
+    assert win["range"] == (0.0, 1.0)
+    assert [name for name, _ in win["series"]] == [
+        "evil (roles=avalonbench-5)", "good (roles=avalonbench-5)",
+        "good-7 (fifth_proposal=forced, roles=avalonplay-7)",
+    ]  # fmt: skip
+    assert win["xlabel"] == "learner turns (each run's side's)"
+    assert rounds["xlabel"] == "agent turns (every seat's)"
+    assert not any("speed" in title.lower() for title in panels)  # the machine, not the learning
+    png = tmp_path / "curves.png"
+    assert main(["report", str(REPO / "docs" / "training"), "--plot", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_learning_curve_axes_span_the_range_and_reach_zero(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from mase.report import curves
+
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "metrics.csv").write_text(
+        "global_step,wall_s,charts/episodic_return,charts/success_rate,charts/sps\n"
+        "1000,1,-0.5,0.2,900\n2500000,2,-0.25,0.4,950\n"
+    )
+    drawn = {}
+    monkeypatch.setattr(plt, "close", lambda fig: drawn.setdefault("fig", fig))
+    curves.plot_learning_curves(find_training_logs([tmp_path]), tmp_path / "c.png")
+    axes = {ax.get_title(): ax for ax in drawn["fig"].axes}
+    assert set(axes) == {"Return per episode (learner seats' mean)",
+                         "Success rate (share of episodes)"}  # fmt: skip
+    share = axes["Success rate (share of episodes)"]
+    assert share.get_ylim() == pytest.approx((-0.03, 1.03))  # the whole range, not 0.2 to 0.4
+    bottom, top = axes["Return per episode (learner seats' mean)"].get_ylim()
+    assert bottom < -0.5 and top > 0.0  # a return that is all below zero still shows zero
+    assert share.get_xlim()[0] == 0.0
+    ticks = [t.get_text() for t in share.get_xticklabels() if t.get_text()]
+    assert "0" in ticks and any(t.endswith("M") for t in ticks)  # turns for people, no 1e6
+    assert "each point is the mean of the last 200 episodes" in drawn["fig"]._suptitle.get_text()
+    plt.close(drawn["fig"])
+
+
+def test_a_self_play_runs_sides_are_drawn_with_their_task_and_win_rates(tmp_path):
+    """Self-play writes RUN/SIDE/metrics.csv and RUN/args.json; its win/MEMBER columns are win
+    rates (a member never met: nan, not drawn)."""
+    from mase.report.curves import curve_panels
+
+    run = tmp_path / "selfplay"
+    for side in ("good", "evil"):
+        (run / side).mkdir(parents=True)
+        (run / side / "metrics.csv").write_text(
+            "update,global_step,win/random,win/scripted,losses/v_loss\n"
+            "1,100,0.5,nan,1.0\n2,200,0.75,nan,0.5\n"
+        )
+    (run / "args.json").write_text(json.dumps({"env": "mase/Avalon-v0", "learn": "good,evil"}))
+    (panel,) = curve_panels(find_training_logs([tmp_path]))
+    assert panel["title"] == "mase/Avalon-v0: Win rate against random (share of episodes)"
+    assert panel["range"] == (0.0, 1.0)
+    assert [name for name, _ in panel["series"]] == ["selfplay evil", "selfplay good"]
+    assert panel["xlabel"] == "learner turns (each run's side's)"
+    assert panel["series"][0][1] == [(100.0, 0.5), (200.0, 0.75)]
