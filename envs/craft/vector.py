@@ -418,6 +418,9 @@ class ObservationCodec:
         n = _count(row[at], MAX_GIVE, "a quantity")
         shown_counts = row[at + 1 : at + 1 + n_i]
         received = _count(row[at + 1 + n_i], self.bound, "a count")
+        needs = {"move": (origin, dest), "gather": (item,), "craft": (item,), "give": (item, to)}
+        if None in needs.get(kind, ()) or (kind == "craft" and item not in self.book.recipes):
+            raise ValueError(f"{actor}'s seen row lacks what a {kind} names")
         facts: dict = {}
         shown: tuple[str, ...] = ()
         if kind == "move":
