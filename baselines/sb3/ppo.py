@@ -63,7 +63,8 @@ class Args:
     events)"""
     tensorboard: bool = False
     """also write SB3's log as TensorBoard events into out (SB3's own tensorboard output: its
-    rollout/ and train/ values, at step time/total_timesteps; needs the tensorboard extra)"""
+    rollout/, train/ and time/fps values, at step time/total_timesteps; needs the tensorboard
+    extra)"""
 
     def __post_init__(self) -> None:
         check_settings(

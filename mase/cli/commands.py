@@ -587,6 +587,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         )
     path = module.train(settings)
     print(f"saved {path}")
+    if getattr(settings, "tensorboard", False):
+        print(f"TensorBoard events under {out}: tensorboard --logdir {out}")
     return 0
 
 

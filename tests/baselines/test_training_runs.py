@@ -197,9 +197,10 @@ def same_number(board: float, logged: float) -> bool:
 
 
 @pytest.mark.parametrize(("trainer", "recipe"), RUNS)
-def test_tensorboard_events_hold_the_logs_values(trainer, recipe, tmp_path):
+def test_tensorboard_events_hold_the_logs_values(trainer, recipe, tmp_path, capsys):
     pytest.importorskip("tensorboard")
     train(trainer, recipe, tmp_path, "--tensorboard")
+    assert f"tensorboard --logdir {tmp_path}" in capsys.readouterr().out
     for log in map(Path, recipe.logs):
         folder = tmp_path / log.parent
         assert len(list(folder.glob("events.out.tfevents.*"))) == 1, log  # beside its log
