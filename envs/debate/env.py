@@ -12,9 +12,11 @@ from gymnasium import spaces
 from mase.actions import ActionParse
 from mase.envs.debate import questions as sources
 from mase.envs.debate import text as words
-from mase.envs.debate.questions import Question
+from mase.envs.debate import vector
+from mase.envs.debate.questions import READERS, Question
 from mase.envs.debate.world import Debate
 from mase.events import Event
+from mase.layout import VectorLayout
 from mase.schedules import Phase, PhaseQueue
 from mase.spaces import CHARSET, MAX_TEXT_LENGTH
 from mase.stats import Metric, proportion, rate
@@ -22,7 +24,6 @@ from mase.task import Outcome, TaskEnv
 
 SEATS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
          "juliett")  # fmt: skip
-N_FEATURES = 6  # an arithmetic question's six integers; other sources leave them 0
 SOURCES = ("arithmetic", "gsm8k", "mmlu", "bigbench", "chess", "chess_moves")
 #: The package's own small sets in the public formats, for runs without the data sets (12
 #: GSM8K-style problems; two MMLU-style files of 6 and 5 rows, the first row of each a header
@@ -115,12 +116,19 @@ class DebateEnv(TaskEnv):
 
     Observations:
         Text: the round, the question, the agent's own previous answer and the others' (or the
-        summary), with the released code's request. Vector: the round as a fraction, the
-        question's six integers over 29 (arithmetic; zeros otherwise), then for each debater
-        (the agent first, then the others in seat order) whether its last revealed answer was
-        readable and that answer scaled to [0, 1] (the index in the answer set, else
-        ``(tanh(x / 1000) + 1) / 2``). The summarizer's vector is the same with itself left out;
-        in a summarized debate a debater's shows only its own answer.
+        summary), with the released code's request; each earlier reply is quoted by its last
+        3,000 characters (fewer where many debaters share a view, so that a view is never cut
+        off). Vector (:mod:`.vector`, a table a block; ``vector_layout``): the round as a
+        fraction, the question's six integers over 29 (arithmetic; zeros otherwise), then for
+        each debater (the agent first, then the others in seat order) whether the reply its
+        text quotes reads as an answer and that answer scaled to [0, 1] (the index in the
+        answer set, else ``(tanh(x / 1000) + 1) / 2``); then, appended, the number of rounds,
+        whether the seat waits, whether the question is arithmetic, how many lettered options
+        it lists, which replies are quoted, each quoted reply's answer exactly, the counts a
+        summary states (summarized debates) and, once over, the final answer and whether it is
+        right. The replies and the question are free text: they enter the vector as what the
+        task's readers read from them as shown. The summarizer's slots are the debaters in
+        seat order; in a summarized debate a debater's text quotes only its own answer.
 
     Rewards:
         At the end, every seat gets 1 if the final answer is right, else 0.
@@ -214,8 +222,8 @@ class DebateEnv(TaskEnv):
             action = spaces.Discrete(len(self.choices))
         else:
             action = spaces.Text(MAX_TEXT_LENGTH, charset="".join(sorted(CHARSET)))
-        size = 1 + N_FEATURES + 2 * agents
-        self.set_spaces(size, action, size + agents)
+        self.layout = vector.layout(agents, self.kind, summarize)
+        self.set_spaces(self.layout.size, action, self.layout.size + agents)
         self.debate: Debate | None = None
         self.question_index = 0
 
@@ -357,20 +365,7 @@ class DebateEnv(TaskEnv):
             return 0.0
 
     def _vector(self, agent: str) -> np.ndarray:
-        d = self.debate
-        out = np.zeros(self.vector_space(agent).shape, dtype=np.float32)
-        out[0] = d.round / max(1, self.n_rounds - 1)
-        features = d.question.features[:N_FEATURES]
-        out[1 : 1 + len(features)] = np.asarray(features, dtype=np.float32) / 29.0
-        revealed = self._revealed()
-        order = [agent, *(a for a in d.agents if a != agent)] if agent in d.agents else d.agents
-        # a summarized debate's debaters read a summary, never each other's answers
-        hidden = self.summarize and agent in d.agents and not self._ended_by
-        for i, a in enumerate(order):
-            value = None if hidden and a != agent else revealed[a]
-            out[1 + N_FEATURES + 2 * i] = float(value is not None)
-            out[2 + N_FEATURES + 2 * i] = self._scaled(value)
-        return np.clip(out, 0.0, 1.0)
+        return vector.pack(self, agent)
 
     def _text(self, agent: str) -> str:
         return words.observation_text(
@@ -380,6 +375,18 @@ class DebateEnv(TaskEnv):
 
     def _mask(self, agent: str) -> np.ndarray:
         return np.full(self.action_space(agent).n, int(self.acting(agent)), dtype=np.int8)
+
+    def vector_layout(self, agent: str) -> VectorLayout:
+        """The vector's blocks (:mod:`.vector`): the same for every seat of a debate."""
+        return self.layout
+
+    def text_knowledge(self, agent: str, text: str) -> dict[Any, Any]:
+        """The facts a view states, read with the question's reader (:func:`.text.stated`)."""
+        return words.stated(text, agent, self.debaters, READERS[self.kind])
+
+    def vector_knowledge(self, agent: str, vector_: np.ndarray) -> dict[Any, Any]:
+        """The same facts, read back from the vector (:func:`.vector.read`)."""
+        return vector.read(self, agent, vector_)
 
     def state(self) -> np.ndarray:
         """The global view: the first debater's vector, then whether each debater is right."""

@@ -29,7 +29,6 @@ each answer. Everything is read from the prompt text, as any offline model reads
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter
 from typing import Any, ClassVar
 
@@ -44,20 +43,10 @@ ANSWER_KEY: dict[str, Question] = {}
 SEATS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
          "juliett")  # fmt: skip
 
-_ROUND = re.compile(r"^Round (\d+) of (\d+)\.$", re.M)
-_QUESTION = re.compile(
-    r"^Question: (.*?)(?=\nYour answer in round |\nWaiting for |\nThe debate is over|"
-    r"\nThe agents' answers of round |\Z)",
-    re.S | re.M,
-)
-_MINE = re.compile(r"^Your answer in round \d+: ```(.*?)```", re.S | re.M)
-_OTHER = re.compile(r"One agent response: ```(.*?)```", re.S)
-_SUMMARY = re.compile(
-    r"This is a summary of the recent/updated opinions of the agents: ```(.*?)```", re.S
-)
-_COUNTED = re.compile(r"(\d+) agent\(s\) answer (.+?)(?:;|\.$|\. |$)", re.M)
-_ANSWERS = re.compile(r"^ ([A-Z][a-z]+)'s response: ```(.*?)```", re.S | re.M)
-_ARITHMETIC = re.compile(r"What is the result of (\d+)\+(\d+)\*(\d+)\+(\d+)-(\d+)\*(\d+)\?")
+# the views' own readers (:mod:`.text`): the mind reads a view as the parity check does
+_ROUND, _QUESTION, _MINE, _OTHER = words.ROUND, words.QUESTION, words.MINE, words.OTHER
+_SUMMARY, _COUNTED, _ANSWERS = words.SUMMARY, words.COUNTED, words.ANSWERS
+_ARITHMETIC = words.ARITHMETIC
 
 
 def _chance(*parts: Any) -> float:

@@ -103,9 +103,10 @@ def test_summaries_replace_the_answers_between_rounds():
     for reply in ("5", "6", "5"):
         env.step(reply)
     assert not base.received_messages("bravo")  # debaters do not hear each other
-    vec = env.observe("bravo")["observation"]
-    assert vec[1 + 6 + 2 :].sum() == 0  # nor see the others' answers in the vector
-    assert base.observe("summarizer")["observation"][1 + 6 :].sum() > 0  # the summarizer does
+    blocks = base.vector_layout("bravo").split(env.observe("bravo")["observation"])
+    assert blocks["answers"][2:].sum() == 0  # nor see the others' answers in the vector
+    blocks = base.vector_layout("summarizer").split(base.observe("summarizer")["observation"])
+    assert blocks["answers"].sum() > 0 and blocks["shown"].all()  # the summarizer does
     assert (
         env.agent_selection == "summarizer"
         and "Charlie's response: ```5```" in base.observe_text("summarizer")
