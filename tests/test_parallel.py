@@ -50,7 +50,7 @@ def test_a_debate_round_is_one_step_and_its_answers_are_seen_together_after_it()
         others = obs[a]["text"].split(OPINIONS_HEAD)[1]
         assert all(said[b] in others for b in debaters if b != a)
         assert said[a] not in others
-        readable = obs[a]["observation"][7::2]  # each debater's answer readable: all at once
+        readable = obs[a]["observation"][7:13:2]  # each debater's answer readable: all at once
         assert readable.tolist() == [1.0, 1.0, 1.0]
     _, _, terminations, _, _ = env.step({"alpha": 3, "bravo": 3, "charlie": 3})
     assert all(terminations.values()) and env.agents == []
