@@ -220,40 +220,42 @@ class ObservationCodec:
                 (:func:`failure_fields`), when the inbox holds that failure.
             claims: per teammate, the facts its messages now listed claim (later wins).
         """
-        layout, book = state.layout, self.book
-        n_p = len(self.places)
+        layout, off = state.layout, self.offset
+        n_p, n_i = len(self.places), len(self.items)
         here = state.positions[agent]
-        counts = np.array([state.inventories[agent][i] for i in self.items], dtype=np.float32)
-        teammates = np.zeros((len(self.agents), n_p), dtype=np.float32)
-        together = np.zeros(len(self.agents), dtype=np.float32)
+        vec = np.zeros(self.size, dtype=np.float32)
+        vec[off["place"] + self.place_index[here]] = 1.0
+        inventory = state.inventories[agent]
+        counts = np.fromiter((inventory[i] for i in self.items), np.float32, n_i)
+        vec[off["inventory"] : off["inventory"] + n_i] = np.minimum(counts / COUNT_SCALE, 1.0)
+        vec[off["counts"] : off["counts"] + n_i] = counts / self.bound
+        vec[off["goal"] + self.item_index[layout.goal]] = 1.0
+        for k, resource in enumerate(self.book.resources):
+            if layout.sources[resource] == here:
+                vec[off["resources"] + k] = 1.0
+        for k, station in enumerate(self.book.stations):
+            if layout.stations[station] == here:
+                vec[off["stations"] + k] = 1.0
         for j, other in enumerate(self.agents):
             place = state.positions[other]
             if see_teammates or place == here:
-                teammates[j, self.place_index[place]] = 1.0
-            together[j] = float(place == here)
-        paths = np.zeros(n_p, dtype=np.float32)
+                vec[off["teammates"] + j * n_p + self.place_index[place]] = 1.0
+            if place == here:
+                vec[off["together"] + j] = 1.0
+        vec[off["round"]] = min(state.round / self.max_rounds, 1.0)
+        vec[off["failed"]] = float(failed)
         for place in layout.neighbours[here]:
-            paths[self.place_index[place]] = 1.0
-        parts = {
-            "place": _one_hot(n_p, self.place_index[here]),
-            "inventory": np.minimum(counts / COUNT_SCALE, 1.0),
-            "goal": _one_hot(len(self.items), self.item_index[layout.goal]),
-            "resources": [float(layout.sources[r] == here) for r in book.resources],
-            "stations": [float(layout.stations[s] == here) for s in book.stations],
-            "teammates": teammates,
-            "together": together,
-            "round": [min(state.round / self.max_rounds, 1.0)],
-            "failed": [float(failed)],
-            "counts": counts / self.bound,
-            "paths": paths,
-            "seen": self._seen(agent, inbox),
-            "failure": self._failure(failure),
-            "told": self._told(agent, claims or {}),
-        }
-        return self.layout(agent).pack(parts)
+            vec[off["paths"] + self.place_index[place]] = 1.0
+        seen = vec[off["seen"] : off["seen"] + len(self.agents) * self.seen_size]
+        self._seen(agent, inbox, seen.reshape(len(self.agents), self.seen_size))
+        if failure is not None:
+            vec[off["failure"] : off["failure"] + self.failure_size] = self._failure(failure)
+        if claims:
+            vec[off["told"] :] = self._told(agent, claims).ravel()
+        return vec
 
-    def _seen(self, agent: str, inbox: Iterable[Event]) -> np.ndarray:
-        out = np.zeros((len(self.agents), self.seen_size), dtype=np.float32)
+    def _seen(self, agent: str, inbox: Iterable[Event], out: np.ndarray) -> None:
+        """Fill the seen block ``out`` (``[agent, row]``) from the inbox."""
         for event in inbox:
             if event.kind == "message" or (event.kind == "wait" and event.actor != agent):
                 continue
@@ -262,7 +264,6 @@ class ObservationCodec:
             if row.any():
                 raise ValueError(f"{event.actor} did two things since {agent}'s last turn")
             row[:] = self._event_row(kind, event)
-        return out
 
     def _event_row(self, kind: str, event: Event) -> np.ndarray:
         n_p, n_i, n_a = len(self.places), len(self.items), len(self.agents)
