@@ -14,7 +14,7 @@ import numpy as np
 from gymnasium import spaces
 
 from mase.actions import ActionParse, InvalidAction
-from mase.envs.deliberation import scoring
+from mase.envs.deliberation import reading, scoring
 from mase.envs.deliberation import text as words
 from mase.envs.deliberation.games import (
     ALLOCATION_SEATS,
@@ -23,13 +23,14 @@ from mase.envs.deliberation.games import (
     games_of,
 )
 from mase.events import Event
+from mase.layout import VectorLayout
 from mase.schedules import Phase, PhaseQueue
 from mase.spaces import MAX_TEXT_LENGTH, clean_text
 from mase.stats import Metric, proportion
 from mase.task import Outcome, TaskEnv
 
-#: How much of the dialogue a text view shows, newest last (older turns are summarized).
-DIALOGUE_CHARS = 9_000
+#: How much of the dialogue a text view shows, newest last (older turns are left out).
+DIALOGUE_CHARS = reading.DIALOGUE_CHARS
 
 TALK, PROPOSE, ACCEPT, FINAL = range(4)
 
@@ -305,6 +306,32 @@ class DeliberationEnv(TaskEnv):
         """Facts as the fact sentences (:func:`.text.facts_text`)."""
         return words.facts_text(facts)
 
+    def vector_layout(self, agent: str) -> VectorLayout:
+        """The vector's blocks (:mod:`.vector`; the same for every seat)."""
+        self._check_seat(agent)
+        return self.codec.layout()
+
+    def text_knowledge(self, agent: str, text: str) -> dict[Any, Any]:
+        """The facts a text view of ``agent`` states (:func:`.reading.text_facts`).
+
+        The dialogue's claims are the ``("told", speaker, ...)`` facts; messages of a message
+        channel are not shown in the view (the dialogue is the task's channel), so none enter.
+        """
+        self._check_seat(agent)
+        return reading.text_facts(self, agent, text)
+
+    def vector_knowledge(self, agent: str, vector: np.ndarray) -> dict[Any, Any]:
+        """The facts a vector of ``agent`` holds, keyed as :meth:`text_knowledge`."""
+        self._check_seat(agent)
+        return self.codec.decode(agent, vector)
+
+    def _check_seat(self, agent: str) -> None:
+        if agent not in self.seats:
+            raise ValueError(f"no seat {agent!r}; seats: {list(self.seats)}")
+
+    def _vector(self, agent: str) -> np.ndarray:
+        return self.codec.pack(self, agent)
+
     def claim_forms(self) -> list[str]:
         """One example of each fact sentence this task's agents hold."""
         sample = words.private_facts(self.game or self.games[0], 0, self._semantic)
@@ -317,21 +344,24 @@ class DeliberationEnv(TaskEnv):
 
     _semantic = False
 
+    def shown_turns(self) -> tuple[int, list[tuple[int, str, str]]]:
+        """The turns a view shows (the newest, up to DIALOGUE_CHARS) and how many it leaves out."""
+        return reading.shown_turns(self.dialogue)
+
     def _dialogue_text(self) -> str:
         if not self.dialogue:
             return "No one has spoken yet."
-        lines: list[str] = []
-        used = 0
-        for rnd, who, said in reversed(self.dialogue):
-            # a turn's later lines are indented: no message can forge another speaker's line,
-            # a header or a section of the view
-            line = f"[round {rnd}] {who}: " + said.replace("\n", "\n    ")
-            if used + len(line) > DIALOGUE_CHARS and lines:
-                lines.append(f"({len(self.dialogue) - len(lines)} earlier turns left out)")
-                break
-            lines.append(line)
-            used += len(line)
-        return "Dialogue so far:\n" + "\n".join(reversed(lines))
+        left, turns = self.shown_turns()
+        # a turn's later lines are indented: no message can forge another speaker's line,
+        # a header or a section of the view
+        lines = [reading.turn_line(*turn) for turn in turns]
+        if left:
+            lines.insert(0, f"({left} earlier turns left out)")
+        return "Dialogue so far:\n" + "\n".join(lines)
+
+    def note(self, agent: str) -> str:
+        """The note the view shows on ``agent``'s last move (``""``: none)."""
+        return self.notices.get(agent) or self.infos.get(agent, {}).get("invalid_action") or ""
 
     def _proposal_text(self, agent: str) -> str:
         if self.current is None:
@@ -350,7 +380,7 @@ class DeliberationEnv(TaskEnv):
             self._proposal_text(agent),
             self._dialogue_text(),
         ]
-        notice = self.notices.get(agent) or self.infos.get(agent, {}).get("invalid_action")
+        notice = self.note(agent)
         if notice:
             parts.append(f"Note: {notice}")
         if self._ended_by:
@@ -374,7 +404,7 @@ class DeliberationEnv(TaskEnv):
         said = said.split(": ", 1)[1]
         if score is None:
             return "The talk is over."
-        verdict = "valid" if score.valid else f"invalid ({score.reason})"
+        verdict = reading.VERDICTS[reading.verdict_of(score.reason)]
         return f"The talk is over. Decision: {said}; it is {verdict}."
 
     def scene(self) -> dict:
@@ -526,9 +556,12 @@ class MenuDesignEnv(DeliberationEnv):
         self.n_stocked = max(len(g.in_stock) for g in self.games)
         self.value_scale = max(float(g.guest_values.max()) for g in self.games) or 1.0
         self.unit_scale = float(max(max(g.recipes.max(), g.stock.max()) for g in self.games)) or 1.0
-        d, s = self.n_dishes, self.n_stocked
-        self._sizes = (4, d, d, 2 * d, 2 * s, d * s, d)
-        self.set_spaces(sum(self._sizes), spaces.MultiDiscrete([2] * d + [3]))
+        from mase.envs.deliberation.menu_vector import MenuCodec, check_profiles
+
+        self.codec = MenuCodec(self)
+        check_profiles(self.codec, self.games)
+        d = self.n_dishes
+        self.set_spaces(self.codec.layout().size, spaces.MultiDiscrete([2] * d + [3]))
 
     def _decide(self, agent: str, reply: words.Reply) -> Outcome:
         if reply.kind == "final":
@@ -584,45 +617,6 @@ class MenuDesignEnv(DeliberationEnv):
         return words.move_text(
             self.game, words.Reply("propose", tuple(self.game.dishes[i] for i in chosen))
         )
-
-    def _vector(self, agent: str) -> np.ndarray:
-        g, seat = self.game, self.seats.index(agent)
-        d, s = self.n_dishes, self.n_stocked
-        out = np.zeros(sum(self._sizes), dtype=np.float32)
-        out[0] = min(1.0, (min(self.round, self.round_limit) - 1) / self.round_limit)
-        who = 0 if self.current is None else (1 if self.current[0] == agent else 2)
-        out[1 + who] = 1.0
-        at = 4
-        if self.current is not None:
-            index = {x: i for i, x in enumerate(g.dishes)}
-            for name in self.current[1]:
-                if name in index:
-                    out[at + index[name]] = 1.0
-        at += d
-        out[at : at + len(g.dishes)] = 1.0
-        at += d
-        if not self._semantic or self.full_observation:
-            rows = (seat, 1 - seat)
-            for k, row in enumerate(rows):
-                if k == 0 or self.full_observation:
-                    vals = g.guest_values[row] / self.value_scale
-                    out[at + k * d : at + k * d + len(g.dishes)] = vals
-        at += 2 * d
-        stocked = [g.ingredients.index(i) for i in g.in_stock]
-        for k, holder in enumerate((seat, 1 - seat)):
-            if k == 0 or self.full_observation:
-                units = [g.shares[holder][i] for i in g.in_stock]
-                out[at + k * s : at + k * s + len(units)] = np.asarray(units) / self.unit_scale
-        at += 2 * s
-        needs = g.recipes[:, stocked] / self.unit_scale
-        block = np.zeros((d, s), dtype=np.float32)
-        block[: needs.shape[0], : needs.shape[1]] = needs
-        out[at : at + d * s] = block.ravel()
-        at += d * s
-        others = np.ones(len(g.ingredients), dtype=bool)
-        others[stocked] = False
-        out[at : at + len(g.dishes)] = (g.recipes[:, others] > 0).any(axis=1)
-        return np.clip(out, 0.0, 1.0)
 
 
 class TaskAllocationEnv(DeliberationEnv):
@@ -694,10 +688,11 @@ class TaskAllocationEnv(DeliberationEnv):
                     seen += [sh.get(r, 0.0) for sh in g.shares]
                     scale[k + j] = max(scale[k + j], max(seen))
         self.resource_scale = np.where(scale > 0, scale, 1.0)
+        from mase.envs.deliberation.allocation_vector import AllocationCodec
+
         m, n = self.n_tasks, len(self.seats)
-        self._sizes = (1, n + 1, n, m * (n + 1), m, n * m, n * self.n_private,
-                       n * self.n_public, n * m * slots)  # fmt: skip
-        self.set_spaces(sum(self._sizes), spaces.MultiDiscrete([n + 1] * m + [4]))
+        self.codec = AllocationCodec(self)
+        self.set_spaces(self.codec.layout().size, spaces.MultiDiscrete([n + 1] * m + [4]))
 
     def _decide(self, agent: str, reply: words.Reply) -> Outcome:
         if agent != "leader":
@@ -757,46 +752,3 @@ class TaskAllocationEnv(DeliberationEnv):
             return "Proposal: none" if move == PROPOSE else "Final: none"
         kind = "final" if move == FINAL else "propose"
         return words.move_text(self.game, words.Reply(kind, pairs))
-
-    def _vector(self, agent: str) -> np.ndarray:
-        g, seat = self.game, self.seats.index(agent)
-        n, m = len(self.seats), self.n_tasks
-        out = np.zeros(sum(self._sizes), dtype=np.float32)
-        out[0] = min(1.0, (min(self.round, self.round_limit) - 1) / self.round_limit)
-        at = 1
-        who = 0 if self.current is None else 1 + self.seats.index(self.current[0])
-        out[at + who] = 1.0
-        at += n + 1
-        out[at + seat] = 1.0
-        at += n
-        proposal = dict(self.current[1]) if self.current is not None else {}
-        for t, task in enumerate(g.tasks):
-            holder = proposal.get(task)
-            out[
-                at + t * (n + 1) + (1 + self.seats.index(holder) if holder in self.seats else 0)
-            ] = 1
-        at += m * (n + 1)
-        out[at : at + len(g.tasks)] = 1.0
-        at += m
-        seen = range(n) if self.full_observation else [seat]
-        for k in seen:
-            out[at + k * m : at + k * m + len(g.tasks)] = g.values[k] / self.value_scale
-        at += n * m
-        for k in seen:
-            for j, r in enumerate(g.private):
-                out[at + k * self.n_private + j] = g.capacity[k][r] / self.resource_scale[j]
-        at += n * self.n_private
-        for k in seen:
-            for j, r in enumerate(g.public):
-                scale = self.resource_scale[self.n_private + j]
-                out[at + k * self.n_public + j] = g.shares[k].get(r, 0.0) / scale
-        at += n * self.n_public
-        slots = self.n_private + self.n_public
-        names = [*g.private, *([None] * (self.n_private - len(g.private))), *g.public]
-        for k in range(n):
-            for t in range(len(g.tasks)):
-                for j, r in enumerate(names):
-                    if r is not None:
-                        base = at + (k * m + t) * slots + j
-                        out[base] = g.costs[k][t].get(r, 0.0) / self.resource_scale[j]
-        return np.clip(out, 0.0, 1.0)

@@ -21,7 +21,9 @@ message limit), and labelled lines in it are the move (:func:`read_reply`)::
 
 A reply with none of them is talk only. Names are read without regard to case, accents or
 punctuation (``Creme Brulee`` is ``Crème Brûlée``); tasks may be named by their number
-(``T4``) or in full; agents by seat or by the authors' ``agent_0``..``agent_2``.
+(``T4``) or in full; agents by seat or by the authors' ``agent_0``..``agent_2``. A proposal
+lists at most as many names as the game has dishes (an allocation, as many pairs as it has
+tasks): a longer one could never be valid, and the vector view holds that many.
 """
 
 from __future__ import annotations
@@ -116,7 +118,9 @@ def facts_text(facts: Mapping[tuple, Any]) -> str:
     ``("capacity", seat, resource)``, ``("public_share", seat, resource)``,
     ``("task_value", seat, task_ref)``, ``("profile", guest, seat)`` (a JSON object),
     ``("proposal_value",)`` (what the proposal on the table earns, rounded to 0.01).
-    Numbers are floats (as :func:`parse_facts` reads them back).
+    Numbers are floats (as :func:`parse_facts` reads them back). Facts of other kinds (the
+    proposal on the table, ``("proposal", seat)``, which a reply states as its move line)
+    have no fact sentence and are left out.
     """
     groups: dict[tuple[str, Any], dict[str, float]] = {}
     lines = []
@@ -128,7 +132,8 @@ def facts_text(facts: Mapping[tuple, Any]) -> str:
         if kind == "profile":
             lines.append(f"{guest_name(key[1])} as {key[2]} sees them: {json.dumps(value)}")
             continue
-        groups.setdefault((kind, key[1]), {})[key[2]] = value
+        if kind in _FACT_LINES:
+            groups.setdefault((kind, key[1]), {})[key[2]] = value
     for (kind, who), items in groups.items():
         holder = guest_name(who) if kind == "value" else who
         lines.append(_line(kind, holder, items))
@@ -341,6 +346,11 @@ def _decision(game: MenuGame | AllocationGame, rest: str, kind: str) -> Reply:
 def _menu_decision(game: MenuGame, rest: str, kind: str) -> Reply:
     names = {fold(d): d for d in game.dishes}
     said = _split(rest)
+    if len(said) > len(game.dishes):
+        raise ReplyError(
+            f"a menu lists each dish at most once: at most {len(game.dishes)} names, got "
+            f"{len(said)}"
+        )
     dishes = tuple(names.get(fold(s), s) for s in said)
     unknown = tuple(s for s in said if fold(s) not in names)
     if len(unknown) == len(said):
@@ -366,6 +376,11 @@ def _allocation_decision(game: AllocationGame, rest: str, kind: str) -> Reply:
         t, a = tasks.get(fold(task)), agents.get(fold(agent))
         pairs.append((t or task, a or agent))
         unknown += [n for n, hit in ((task, t), (agent, a)) if hit is None]
+    if len(pairs) > len(game.tasks):
+        raise ReplyError(
+            f"an allocation gives each task at most once: at most {len(game.tasks)} pairs, got "
+            f"{len(pairs)}"
+        )
     if not pairs:
         raise ReplyError(
             f"no 'task -> agent' pair in '{rest[:80]}'; write e.g. 'Proposal: T1 -> worker_0; "
@@ -399,7 +414,13 @@ def menu_rules(agent: str, round_limit: int, limit: int, level: str, full_observ
     """The menu design task as told to ``agent``."""
     partner = next(s for s in MENU_SEATS if s != agent)
     k = MENU_SEATS.index(agent)
-    if full_observation:
+    if full_observation and level == "semantic":
+        sees = (
+            "You see everything both of you know: the whole stock and both your and your "
+            "partner's partial descriptions of the guests. No one sees the guests' numeric "
+            "values: judge from the descriptions."
+        )
+    elif full_observation:
         sees = "You see everything both of you know: the whole stock and both guests' values."
     elif level == "semantic":
         sees = (
