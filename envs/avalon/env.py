@@ -186,6 +186,8 @@ class AvalonEnv(TaskEnv):
         "mappo-good": "mase.envs.avalon.policies:mappo_good",
         "mappo-good-7": "mase.envs.avalon.policies:mappo_good_7",
         "mappo-evil": "mase.envs.avalon.policies:mappo_evil",
+        "selfplay-good": "mase.envs.avalon.policies:selfplay_good",
+        "selfplay-evil": "mase.envs.avalon.policies:selfplay_evil",
     }
 
     def __init__(

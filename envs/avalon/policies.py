@@ -5,7 +5,9 @@ for this task; each takes the text after ``name:`` in a team spec (a checkpoint 
 ``mappo-good`` and ``mappo-evil`` were trained on ``roles="avalonbench-5", discussion=0``,
 ``mappo-good-7`` on ``roles="avalonplay-7", discussion=0, fifth_proposal="forced"`` (all with
 ``quest_reward=0.2``) against the rule-based bots (``docs/training/mappo-avalon/results.md``
-has the commands and the measured win rates).
+has the commands and the measured win rates). ``selfplay-good`` and ``selfplay-evil`` were
+trained together by population self-play on the native batch (``mase train selfplay``,
+:mod:`mase.baselines.mappo.selfplay`) on ``roles="avalonbench-5", discussion=0``.
 """
 
 from __future__ import annotations
@@ -33,6 +35,16 @@ def mappo_good_7(arg: str | None) -> Any:
 def mappo_evil(arg: str | None) -> Any:
     """The MAPPO actor trained as the evil side against good bots, or the checkpoint at ``arg``."""
     return _mappo(arg, "mappo_evil.pt")
+
+
+def selfplay_good(arg: str | None) -> Any:
+    """The good side trained by population self-play, or the checkpoint at ``arg``."""
+    return _mappo(arg, "selfplay_good.pt")
+
+
+def selfplay_evil(arg: str | None) -> Any:
+    """The evil side trained by population self-play, or the checkpoint at ``arg``."""
+    return _mappo(arg, "selfplay_evil.pt")
 
 
 def _mappo(arg: str | None, name: str) -> Any:
