@@ -111,7 +111,10 @@ class CraftEnv(TaskEnv):
         ==============  =====================================================================
         observation     float32 vector in [0, 1] (layout in :mod:`mase.envs.craft.vector`):
                         own place, own inventory, the goal, the resources and stations here,
-                        teammates' places when seen, round, whether the last action failed
+                        teammates' places when seen, round, whether the last action failed,
+                        the paths from here, what it saw each agent do since its last turn,
+                        why its last action failed, and what teammates' messages claimed
+                        (the facts of the text, read back by ``vector_knowledge``)
         text            what the agent saw happen since its last turn (with the facts it
                         showed, "Bravo has 3 planks."), then its place, inventory, what is
                         here, the paths, the recipe book, the goal, its legal actions, and
@@ -136,11 +139,11 @@ class CraftEnv(TaskEnv):
 
     Metrics:
         ``info["metrics"]`` at the end: ``success``, ``score`` (1 or 0), ``max_score`` (1),
-        ``rounds``,
-        ``makespan`` (the round the goal was made, ``None`` when it was not), ``gathers``,
-        ``crafts`` (craft actions), ``items_crafted``, ``gives``, ``items_given``, ``moves``,
-        ``waits``, ``invalid_actions``, ``valid_action_rate``, ``turns``, ``ended_by``, and
-        ``contributions``: per agent, its counts of each of these (with its invalid actions).
+        ``rounds``, ``makespan`` (the round the goal was made, ``None`` when it was not),
+        ``gathers``, ``crafts`` (craft actions), ``items_crafted``, ``gives``, ``items_given``,
+        ``moves``, ``waits``, ``invalid_actions``, ``valid_action_rate``, ``turns``,
+        ``ended_by``, and ``contributions``: per agent, its counts of each of these (with its
+        invalid actions).
 
     Arguments:
         >>> import mase
@@ -177,7 +180,10 @@ class CraftEnv(TaskEnv):
     drawing = render.DRAWING
     scripted_policy = "mase.envs.craft.scripted:ScriptedCrafter"
     language_model = "mase.envs.craft.language_model:respond"
-    policies = {"planner": "mase.envs.craft.planner:policy"}
+    policies = {
+        "planner": "mase.envs.craft.planner:policy",
+        "mappo": "mase.envs.craft.policies:mappo",
+    }
     table_columns = (
         ("success", "success", "{:.1%}"),
         ("makespan", "makespan", "{:.1f}"),
