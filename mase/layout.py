@@ -128,6 +128,29 @@ class VectorLayout:
         return "\n".join(lines)
 
 
+def read_prefix(env: Any, agent: str, vector: np.ndarray, width: int) -> np.ndarray:
+    """The first ``width`` numbers of a vector longer than a trained model's, cut at a block's end.
+
+    A model trained before blocks were appended to a task's vector reads the old prefix. Where
+    the task has a layout, ``width`` must end a block: a cut inside one means the model was
+    trained on another vector altogether, a ``ValueError``. A vector no longer than ``width``
+    is returned as it is (the model's own check of its size decides).
+    """
+    vector = np.asarray(vector)
+    if vector.shape[-1] <= width:
+        return vector
+    try:
+        layout = env.unwrapped.vector_layout(agent)
+    except NotImplementedError:
+        layout = None
+    if layout is not None and width not in {s.stop for s in layout.slices.values()}:
+        raise ValueError(
+            f"the model reads {width} numbers, which end inside a block of the task's "
+            f"{vector.shape[-1]}-number vector: it was trained on another vector"
+        )
+    return vector[..., :width]
+
+
 def shown_message(text: str) -> str:
     """A message as an observation shows it (one line, double quotes made single)."""
     return quote(text)[1:-1]

@@ -10,6 +10,7 @@ import torch
 
 from mase.agents.base import Policy
 from mase.baselines.mappo.mappo import Actor
+from mase.layout import read_prefix
 
 
 class MAPPOPolicy(Policy):
@@ -60,12 +61,16 @@ class MAPPOPolicy(Policy):
         """The actor's action for the seat whose turn it is (from that seat's observation).
 
         On a speech turn (no index legal: the utterance is the move) it says nothing, ``""``.
+        A vector longer than the actor's (blocks appended since it was trained) is read by its
+        prefix (:func:`mase.layout.read_prefix`).
         """
         agent = self.env.unwrapped.agent_selection
         vector = observation.get("observation") if isinstance(observation, dict) else None
         if vector is None:
             vector = self.env.unwrapped.observe_vector(agent)
-        obs = torch.as_tensor(np.asarray(vector, dtype=np.float32)).unsqueeze(0)
+        width = self.actor.encoder[0].in_features - self.actor.n_agents
+        vector = read_prefix(self.env, agent, np.asarray(vector, dtype=np.float32), width)
+        obs = torch.as_tensor(vector).unsqueeze(0)
         mask = torch.as_tensor(np.asarray(observation["action_mask"])).unsqueeze(0)
         if not mask.any():
             return ""

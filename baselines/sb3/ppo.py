@@ -26,6 +26,7 @@ import numpy as np
 import mase
 from mase.agents.base import Policy
 from mase.baselines.args import check_settings, check_tensorboard
+from mase.layout import read_prefix
 
 
 @dataclass
@@ -162,37 +163,18 @@ class SB3Policy(Policy):
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
-    def _prefix(self, vector: np.ndarray) -> np.ndarray:
-        """The first numbers of a vector longer than the model's, cut at a block's end.
-
-        A model trained before blocks were appended to a task's vector reads the old prefix;
-        a cut inside a block (another vector altogether) is a ``ValueError``.
-        """
-        width = self.model.observation_space["observation"].shape[-1]
-        if vector.shape[-1] <= width:
-            return vector
-        try:
-            layout = self.env.unwrapped.vector_layout(self.agent)
-        except NotImplementedError:
-            layout = None
-        if layout is not None and width not in {s.stop for s in layout.slices.values()}:
-            raise ValueError(
-                f"the model reads {width} numbers, which end inside a block of the task's "
-                f"{vector.shape[-1]}-number vector: it was trained on another vector"
-            )
-        return vector[..., :width]
-
     def act(self, observation: Any, info: dict) -> int:
         """The model's action for this turn's vector observation and mask.
 
-        A vector longer than the model's is read by its prefix (:meth:`_prefix`).
+        A vector longer than the model's is read by its prefix (:func:`mase.layout.read_prefix`).
         """
         import torch
 
         vector = observation.get("observation")
         if vector is None:
             vector = self.env.unwrapped.observe_vector(self.agent)
-        vector = self._prefix(np.asarray(vector))
+        width = self.model.observation_space["observation"].shape[-1]
+        vector = read_prefix(self.env, self.agent, vector, width)
         obs = {"observation": vector, "action_mask": observation["action_mask"]}
         tensor, _ = self.model.policy.obs_to_tensor(obs)
         with torch.no_grad():
