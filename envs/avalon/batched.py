@@ -87,8 +87,10 @@ class BatchedAvalon(Batch):
         self.n = n = rules.n_players
         self.possible_agents = list(template.possible_agents)
         self.n_actions = int(template.action_space(self.possible_agents[0]).n)
-        self.observation_size = vector.observation_size(n)
+        self.layout = vector.layout(n)
+        self.observation_size = self.layout.size
         self.state_size = vector.state_size(n)
+        self._public_size = vector._public_size(n)
         self.discussion, self.lady_rule = rules.discussion, rules.lady_of_the_lake
         self.forced = rules.fifth_proposal == "forced"
         self.quest_reward, self.max_cycles = template.quest_reward, template.max_cycles
@@ -136,6 +138,14 @@ class BatchedAvalon(Batch):
         self.revealed = np.full((N, n), -1, dtype=np.int64)  # the last vote, -1: none yet
         self.fail_cards = np.zeros(N, dtype=np.int64)  # of the quest being played
         self.target = np.full(N, -1, dtype=np.int64)  # whom the Assassin named
+        # what the appended blocks hold: the history, own cards, the Lady's answers, and
+        # whose last action was invalid (until their next turn)
+        self.history = np.zeros((N, vector.SLOTS, vector.slot_size(n)), dtype=np.float32)
+        self.team_default = np.zeros(N, dtype=bool)  # the proposal on the table's
+        self.cards_now = np.zeros((N, n), dtype=np.int64)  # this quest's cards, face down
+        self.own_cards = np.zeros((N, n, QUESTS, 2), dtype=np.float32)
+        self.answers = np.zeros((N, n, n, 2), dtype=np.float32)  # holder, target: evil, good
+        self.invalid_last = np.zeros((N, n), dtype=bool)
         self.round = np.ones(N, dtype=np.int64)
         self.turns = np.zeros(N, dtype=np.int64)
         self.invalid = np.zeros(N, dtype=np.int64)
@@ -184,7 +194,7 @@ class BatchedAvalon(Batch):
         """See :meth:`mase.batch.Batch.observe`."""
         acting = self.acting
         seats = acting if seat is None else np.full(self.num_envs, seat, dtype=np.int64)
-        return self._observation(seats), self._mask(seats, acting)
+        return self._observation(seats, acting), self._mask(seats, acting)
 
     def state(self) -> np.ndarray:
         """See :meth:`mase.batch.Batch.state`."""
@@ -192,7 +202,8 @@ class BatchedAvalon(Batch):
         N, width = self.num_envs, len(ROLE_ORDER) * self.n
         v = np.empty((N, self.state_size), dtype=np.float32)
         v[:, :width] = _ROLE_EYE[self.roles].reshape(N, width)
-        v[:, width:] = self._public()
+        v[:, width : width + self._public_size] = self._public()
+        v[:, width + self._public_size :] = self.history.reshape(N, -1)
         return v
 
     def step(self, actions: np.ndarray) -> BatchStep:
@@ -216,6 +227,9 @@ class BatchedAvalon(Batch):
                 valid[w] = rules[stage](w, seat[w], x[w], valid[w])
         self.turns += 1
         self.invalid += ~valid
+        self.invalid_last[self._n, seat] = ~valid
+        if self.discussion:  # every seat spoke after a proposal: a new turn for each
+            self.invalid_last[playing[_PROPOSE]] = False
 
         ending = self._ending
         terminated, truncated = (ending > 0) & (ending != _LIMIT), ending == _LIMIT
@@ -255,11 +269,28 @@ class BatchedAvalon(Batch):
         self.turns[w] += self.discussion * self.n  # the passes' speech turns
         forced = self.forced & (self.rejections[w] == MAX_REJECTIONS - 1)
         self.approved[w] += forced
+        self.team_default[w] = ~valid
+        f = w[forced]
+        if f.size:  # decided at once, without a vote: into the history
+            self._record(f, self.quest[f] * vector.PROPOSALS + MAX_REJECTIONS - 1, None)
         self.stage[w] = np.where(forced, _QUEST, _VOTE)
         self.cursor[w] = 0
         self.votes[w] = 0
         self.fail_cards[w] = 0
+        self.cards_now[w] = 0
         return valid
+
+    def _record(self, d: np.ndarray, slot: np.ndarray, votes: np.ndarray | None) -> None:
+        """Write the decided proposal of each of ``d`` into its history ``slot``."""
+        n = self.n
+        row = np.zeros((len(d), vector.slot_size(n)), dtype=np.float32)
+        row[np.arange(len(d)), self.leader[d]] = 1.0
+        row[:, n : 2 * n] = self.team[d]
+        row[:, 2 * n] = self.team_default[d]
+        if votes is not None:
+            row[:, 2 * n + 1] = 1.0
+            row[:, 2 * n + 2 :] = votes
+        self.history[d, slot] = row
 
     def _vote(self, w: np.ndarray, seat, x, valid) -> np.ndarray:
         """A secret vote (an invalid one is no vote: a rejection); the last seat's counts."""
@@ -275,6 +306,7 @@ class BatchedAvalon(Batch):
         """:func:`.world.end_vote`: reveal; a strict majority approves, else the lead passes."""
         votes = self.votes[d]
         self.revealed[d] = votes
+        self._record(d, self.quest[d] * vector.PROPOSALS + self.rejections[d], votes)
         approvals = votes.sum(axis=1)
         approved = 2 * approvals > self.n
         good = ~self.evil[d]
@@ -294,7 +326,9 @@ class BatchedAvalon(Batch):
     def _play_card(self, w: np.ndarray, seat, x, valid) -> np.ndarray:
         """A quest card face down (an invalid one is a success); the last member's scores."""
         valid = valid & ((x == 0) | ((x == 1) & self.evil[w, seat]))
-        self.fail_cards[w] += valid & (x == 1)
+        failing = valid & (x == 1)
+        self.fail_cards[w] += failing
+        self.cards_now[w, seat] = failing
         self.cursor[w] += 1
         done = w[self.cursor[w] == self.team_size[self.quest[w]]]
         if done.size:
@@ -308,6 +342,9 @@ class BatchedAvalon(Batch):
         failed = fails >= self.fails_needed[q]
         self.results[d, q] = failed
         self.fails[d, q] = fails
+        team, cards = self.team[d], self.cards_now[d]  # each member sees its own card
+        self.own_cards[d, :, q, 0] = team & (cards == 0)
+        self.own_cards[d, :, q, 1] = team & (cards == 1)
         if self.quest_reward:  # each seat of the side that won the quest
             self._rewards[d] = np.where(self.evil[d] == failed[:, None], self.quest_reward, 0.0)
         self.quest[d] += 1
@@ -347,6 +384,8 @@ class BatchedAvalon(Batch):
         evil = self.evil[g, target]
         self.knows[g, holder, target, 1] = evil
         self.knows[g, holder, target, 2] = ~evil
+        self.answers[g, holder, target, 0] = evil
+        self.answers[g, holder, target, 1] = ~evil
         self.held_lady[g, target] = True
         self.lady[g] = target
         self.examinations[g] += 1
@@ -439,7 +478,8 @@ class BatchedAvalon(Batch):
             (self.target, -1), (self.round, 1), (self.turns, 0), (self.invalid, 0),
             (self.proposals, 0), (self.approved, 0), (self.defaults, 0), (self.clean_teams, 0),
             (self.votes_cast, 0), (self.approvals, 0), (self.judged, 0),
-            (self.judged_right, 0), (self.examinations, 0),
+            (self.judged_right, 0), (self.examinations, 0), (self.history, 0.0),
+            (self.own_cards, 0.0), (self.answers, 0.0), (self.invalid_last, False),
         ):  # fmt: skip
             array[worlds] = value
 
@@ -448,7 +488,7 @@ class BatchedAvalon(Batch):
     def _public(self) -> np.ndarray:
         """The public part of every view (:func:`.vector._public`'s layout), ``[N, P]``."""
         N, n, rows = self.num_envs, self.n, self._n
-        v = np.zeros((N, vector.state_size(n) - len(ROLE_ORDER) * n), dtype=np.float32)
+        v = np.zeros((N, self._public_size), dtype=np.float32)
         quests = v[:, : 3 * QUESTS].reshape(N, QUESTS, 3)
         quests[:, :, 0] = self.results == 0
         quests[:, :, 1] = self.results == 1
@@ -471,15 +511,26 @@ class BatchedAvalon(Batch):
         v[rows[held], at + self.lady[held]] = 1.0
         return v
 
-    def _observation(self, seats: np.ndarray) -> np.ndarray:
-        """Each game's ``seats[n]``'s observation vector (:func:`.vector.observation`)."""
+    def _observation(self, seats: np.ndarray, acting: np.ndarray) -> np.ndarray:
+        """Each game's ``seats[n]``'s observation vector (:func:`.vector.observation`).
+
+        The game is never over here (a batch deals the next game at once), so the blocks only
+        an ended game writes (known assassin, ending) and the messages' claims (a batch has no
+        messages) stay 0.
+        """
         N, n, rows = self.num_envs, self.n, self._n
-        v = np.empty((N, self.observation_size), dtype=np.float32)
-        width = len(ROLE_ORDER)
-        v[:, :width] = _ROLE_EYE[self.roles[rows, seats]]
-        v[:, width : width + 5 * n] = self.knows[rows, seats].reshape(N, 5 * n)
-        v[:, width + 5 * n : -1] = self._public()
-        v[:, -1] = self.lady == seats
+        at = self.layout.slices
+        v = np.zeros((N, self.observation_size), dtype=np.float32)
+        v[:, at["role"]] = _ROLE_EYE[self.roles[rows, seats]]
+        v[:, at["players"]] = self.knows[rows, seats].reshape(N, 5 * n)
+        start = at["quests"].start
+        v[:, start : start + self._public_size] = self._public()
+        v[:, at["lady held"]] = (self.lady == seats)[:, None]
+        v[:, at["to act"]] = (seats == acting)[:, None]
+        v[:, at["invalid"]] = self.invalid_last[rows, seats][:, None]
+        v[:, at["own cards"]] = self.own_cards[rows, seats].reshape(N, 2 * QUESTS)
+        v[:, at["lady answers"]] = self.answers[rows, seats].reshape(N, 2 * n)
+        v[:, at["history"]] = self.history.reshape(N, -1)
         return v
 
     def _mask(self, seats: np.ndarray, acting: np.ndarray) -> np.ndarray:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
+from mase.claims import Claims
 from mase.envs.avalon import beliefs, deduction, vector, world
 from mase.envs.avalon import text as words
 from mase.envs.avalon.roles import (
@@ -19,6 +20,7 @@ from mase.envs.avalon.roles import (
     resolve_roles,
 )
 from mase.events import Event
+from mase.layout import VectorLayout, inbox_told, text_told
 from mase.stats import Metric, proportion, rate
 from mase.task import ActionParse, Outcome, Phase, PhaseQueue, TaskEnv
 
@@ -410,7 +412,52 @@ class AvalonEnv(TaskEnv):
 
     def _vector(self, agent: str) -> np.ndarray:
         seat = self.possible_agents.index(agent)
-        return vector.observation(self.world, seat, self.turn_view(agent), self.phase.name)
+        return vector.observation(
+            self.world,
+            seat,
+            self.turn_view(agent),
+            self.phase.name,
+            self._acting(agent),
+            bool(self.infos.get(agent, {}).get("invalid_action")),
+            inbox_told(self, agent),
+        )
+
+    def vector_layout(self, agent: str) -> VectorLayout:
+        """The observation vector's blocks (:func:`.vector.layout`, the same for every seat)."""
+        if agent not in self.possible_agents:
+            raise ValueError(f"no seat {agent!r} in this game: {self.possible_agents}")
+        return vector.layout(len(self.possible_agents))
+
+    def text_knowledge(self, agent: str, text: str) -> dict[Any, Any]:
+        """Every fact a text observation states (:func:`.text.parse_observation`), and claims.
+
+        The messages it lists enter as the claims :meth:`read_claims` reads from them.
+        """
+        return {**words.parse_observation(text), **text_told(self, text)}
+
+    def vector_knowledge(self, agent: str, vector_: np.ndarray) -> dict[Any, Any]:
+        """The facts an observation vector holds (:func:`.vector.knowledge`), same keys."""
+        self.vector_layout(agent)
+        return vector.knowledge(len(self.possible_agents), vector_)
+
+    def read_claims(self, sender: str, text: str, known: Mapping[Any, Any]) -> Claims:
+        """The fact sentences of a message about this game's players (:meth:`parse_facts`).
+
+        A sentence naming a seat outside the game claims nothing; a claimed team is its set
+        of players, in seat order.
+        """
+        seats = self.possible_agents
+        facts = {}
+        for key, value in words.parse_facts(text).items():
+            named = [key[1]] if key[0] in ("role", "side", "vote") else []
+            if key[0] in ("merlin_or_morgana", "team"):
+                named = list(value)
+            if not set(named) <= set(seats):
+                continue
+            if key[0] == "team":
+                value = tuple(sorted(set(value), key=seats.index))
+            facts[key] = value
+        return Claims(facts)
 
     def _text(self, agent: str) -> str:
         return words.observation_text(

@@ -186,7 +186,7 @@ def observation_text(
             f"{s.rejections} of {MAX_REJECTIONS}. Leader: {_name(s.seats[s.leader])}."
         )
     results = {k: v for k, v in known.items() if k[0] in ("quest", "fails")}
-    lines.append(f"Results so far: {facts_text(results) or 'none yet.'}")
+    lines.append(f"{RESULTS_HEADER} {facts_text(results) or 'none yet.'}")
     mine = [(k, cards[seat]) for k, cards in enumerate(s.played, 1) if seat in cards]
     if mine:
         played = ", ".join(f"quest {k} {CARDS[card]}" for k, card in mine)
@@ -195,7 +195,7 @@ def observation_text(
         lines.append(fact_sentence(("team", s.quest + 1), [s.seats[i] for i in s.proposal.team]))
     votes = {k: v for k, v in known.items() if k[0] == "vote"}
     if votes:
-        lines.append(f"Last vote: {facts_text(votes)}")
+        lines.append(f"{LAST_VOTE_HEADER} {facts_text(votes)}")
     history = history_lines(s)
     if history:
         lines.append(HISTORY_HEADER)
@@ -205,7 +205,7 @@ def observation_text(
     if s.stage != "over":
         lines.append(f"Now: {PHASE_WORDS[phase]}. {_your_move(s, seat, phase, to_act)}")
     if reason:
-        lines.append(f"Your last action was invalid: {reason}")
+        lines.append(f"{INVALID_HEADER} {reason}")
     if messages:
         lines.append(MESSAGES_HEADER)
         lines.extend(message_line(e.actor, e.note) for e in messages)
@@ -289,9 +289,102 @@ def parse_history(text: str) -> list[dict]:
     return found
 
 
+_FIRST = re.compile(rf"^You are {_SEAT}, seat (\d+) of (\d+)\.(.*)$", re.I)
+_HEADER = re.compile(
+    rf"^Quest {_K} of {QUESTS}: a team of (\d+); (\d+) fail card\(s\) fail it\. Rejected "
+    rf"proposals in a row: (\d+) of {MAX_REJECTIONS}\. Leader: {_SEAT}\.$",
+    re.I,
+)
+_OVER = re.compile(r"^The game is over\. The (good|evil) side wins \(([a-z ]+)\)\.$")
+_HOLDER = re.compile(rf"^The Lady of the Lake is held by {_SEAT}\.$", re.I)
+_PHASE_OF = {words: phase for phase, words in PHASE_WORDS.items()}
+_NOW = re.compile(r"^Now: (" + "|".join(map(re.escape, _PHASE_OF)) + r")\. (.+)$")
+_WAIT = "You wait for your turn."
+INVALID_HEADER = "Your last action was invalid:"
+RESULTS_HEADER = "Results so far:"
+LAST_VOTE_HEADER = "Last vote:"
+
+
+def parse_observation(text: str) -> dict:
+    """Every fact a moderator's observation (:func:`observation_text`) states, line by line.
+
+    The message lines (after the messages header) are not read here: they are the senders'
+    claims. Keys: ``("seat",)`` and ``("players",)``; the first line's and the Lady of the
+    Lake's facts (``("role", seat)``, ``("side", seat)``, ``("merlin_or_morgana",)``, and
+    ``("lady", seat)`` for each side she showed); ``("ended_by",)`` and ``("winner",)`` once
+    the game is over, else ``("quest_now",)``, ``("team_size",)``, ``("fails_needed",)``,
+    ``("rejections",)``, ``("leader",)``, ``("phase",)`` and ``("to_act",)``; the results
+    (``("quest", k)``, ``("fails", k)``); the own cards (``("card", k)``); the team on the
+    table (``("team", k)``); the last vote (``("vote", seat)``); ``("proposal", number)`` for
+    each proposal of the history, ``(quest, leader, team, default, votes)`` with the votes in
+    seat order (``None``: sent without a vote); ``("lady_holder",)``; ``("invalid",)``.
+
+    Raises:
+        ValueError: a line that is none of the observation's, so that no fact goes unread.
+    """
+    own, _, _ = text.partition(f"\n{MESSAGES_HEADER}\n")
+    lines = own.split("\n")
+    facts: dict = {("invalid",): False}
+    first = _FIRST.match(lines[0])
+    if not first:
+        raise ValueError(f"not an Avalon observation: {lines[0][:80]!r}")
+    facts[("seat",)], facts[("players",)] = first.group(1).lower(), int(first.group(3))
+    facts.update(parse_facts(first.group(4)))
+    history, listed = False, 0
+    for line in lines[1:]:
+        if history and line.startswith("Proposal "):
+            listed += 1  # read below, by parse_history
+            continue
+        history = False
+        if not _read_line(line, facts):
+            if line != HISTORY_HEADER:
+                raise ValueError(f"an observation line no parser reads: {line[:80]!r}")
+            history = True
+    proposals = parse_history(own)
+    if len(proposals) != listed:
+        raise ValueError(f"{listed} proposal lines, {len(proposals)} of them read")
+    for p in proposals:
+        votes = p["votes"]
+        if votes is not None:
+            votes = tuple((seat, votes[seat]) for seat in sorted(votes, key=SEATS.index))
+        facts[("proposal", p["number"])] = (p["quest"], p["leader"], p["team"], p["default"],
+                                             votes)  # fmt: skip
+    return facts
+
+
+def _read_line(line: str, facts: dict) -> bool:
+    """Read one line of the observation into ``facts``; whether it is one of its lines."""
+    if line.startswith(LADY_HEADER):
+        shown = parse_facts(line[len(LADY_HEADER) :])
+        facts.update(shown)
+        facts.update({("lady", key[1]): side for key, side in shown.items()})
+    elif m := _OVER.match(line):
+        facts[("winner",)], facts[("phase",)] = m.group(1), "over"
+        facts[("ended_by",)] = m.group(2).replace(" ", "_")
+    elif m := _HEADER.match(line):
+        k, size, fails, rejections, leader = m.groups()
+        facts[("quest_now",)], facts[("team_size",)] = int(k), int(size)
+        facts[("fails_needed",)], facts[("rejections",)] = int(fails), int(rejections)
+        facts[("leader",)] = leader.lower()
+    elif line.startswith((RESULTS_HEADER, LAST_VOTE_HEADER, "The team for quest ")):
+        facts.update(parse_facts(line))
+    elif line.startswith(CARDS_HEADER):
+        facts.update({("card", k): CARDS[c] for k, c in parse_own_cards(line).items()})
+    elif m := _HOLDER.match(line):
+        facts[("lady_holder",)] = m.group(1).lower()
+    elif m := _NOW.match(line):
+        facts[("phase",)] = _PHASE_OF[m.group(1)]
+        facts[("to_act",)] = m.group(2) != _WAIT
+    elif line.startswith(INVALID_HEADER):
+        facts[("invalid",)] = True
+    else:
+        return False
+    return True
+
+
 def _your_move(s: State, seat: int, phase: str, to_act: bool) -> str:
     if not to_act:
-        return "You wait for your turn."
+        return _WAIT
     if phase == "propose":
         size = s.team_size()
         return f"You are the leader: propose a team of {size} (for example 'propose alpha, ...')."

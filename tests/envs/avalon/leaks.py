@@ -214,7 +214,8 @@ def _public_vector(env: Any, results: Mapping, votes: Mapping[str, str]) -> np.n
     base = env.unwrapped
     s = base.world
     n = s.n
-    public = vector.state_vector(s, base.phase.name)[len(ROLE_ORDER) * n :].copy()
+    start = len(ROLE_ORDER) * n  # the public part, before the state's history
+    public = vector.state_vector(s, base.phase.name)[start : start + 29 + 5 * n].copy()
     quests = np.zeros((5, 3))
     for k in range(5):
         if ("quest", k + 1) in results:
@@ -526,9 +527,20 @@ def check_vector(env: Any, seat: str, vec: np.ndarray, allowed: Allowed | None =
     if allowed is None:
         allowed = allowed_knowledge(env)[seat]
     s = env.unwrapped.world
+    n = s.n
+    size = vector.layout(n).size
+    if len(vec) != size:
+        return [f"vector of {len(vec)} numbers, not {size}"]
+    first = 38 + 10 * n  # the first release's blocks, up to "lady held"
+    return check_first_blocks(env, seat, vec[:first], allowed) + check_appended_blocks(
+        env, seat, vector.layout(n).split(vec), allowed
+    )
+
+
+def check_first_blocks(env: Any, seat: str, vec: np.ndarray, allowed: Allowed) -> list[str]:
+    """The first release's blocks (role, players, the public state, whether I hold the Lady)."""
+    s = env.unwrapped.world
     n, me, roles = s.n, s.seats.index(seat), len(ROLE_ORDER)
-    if len(vec) != 38 + 10 * n:
-        return [f"vector of {len(vec)} numbers, not {38 + 10 * n}"]
     leaks = []
     if vec[ROLE_ORDER.index(allowed.role)] != 1 or vec[:roles].sum() != 1:
         leaks.append(f"own-role block {vec[:roles].tolist()} is not its role {allowed.role}")
@@ -555,6 +567,79 @@ def check_vector(env: Any, seat: str, vec: np.ndarray, allowed: Allowed | None =
             leaks.append("public blocks differ from the public state")
     if vec[-1] != (s.lady == me):
         leaks.append("the 'I hold the Lady' flag is wrong")
+    return leaks
+
+
+def check_appended_blocks(
+    env: Any, seat: str, blocks: Mapping[str, np.ndarray], allowed: Allowed
+) -> list[str]:
+    """The blocks after the first release's: each may show only what the rulebook allows.
+
+    The Assassin named only once its act made it public (or the seat's side knows it); the
+    ending only once the game is over; the seat's own cards on the quests it went on; the
+    Lady's answers to the seat alone; decided proposals with their votes once all were cast
+    (none for a team sent without a vote, nothing of the one on the table); claims only from
+    seats whose messages reached it.
+    """
+    s = env.unwrapped.world
+    n, me = s.n, s.seats.index(seat)
+    leaks = []
+    for j in np.flatnonzero(blocks["known assassin"]):
+        if j == me or allowed.facts.get(("role", s.seats[j])) != "Assassin":
+            leaks.append(f"{s.seats[j]} marked the known Assassin")
+    if blocks["ending"].any() and s.stage != "over":
+        leaks.append("an ending is shown while the game goes on")
+    cards = blocks["own cards"].reshape(-1, 2)
+    for k, row in enumerate(cards, 1):
+        expected = np.zeros(2)
+        if k in allowed.cards:
+            expected[CARDS.index(allowed.cards[k])] = 1
+        if not np.array_equal(row, expected):
+            leaks.append(
+                f"own card of quest {k} shown {row.tolist()}, played {allowed.cards.get(k)}"
+            )
+    for j, (evil, good) in enumerate(blocks["lady answers"].reshape(n, 2)):
+        shown = "evil" if evil else "good" if good else None
+        if shown is not None and not any(h == me and t == j for h, t, _ in s.lady_results):
+            leaks.append(f"a Lady's answer about {s.seats[j]} it never asked for")
+        elif shown is not None and allowed.facts.get(("side", s.seats[j])) != shown:
+            leaks.append(f"the Lady's answer about {s.seats[j]} shown {shown}")
+    leaks += _check_history(n, s.seats, blocks["history"], allowed)
+    senders = {sender for sender, _ in heard(env, seat)}
+    others = [name for name in s.seats if name != seat]
+    told = blocks["told"].reshape(n - 1, -1)
+    for name, row in zip(others, told, strict=True):
+        if row.any() and name not in senders:
+            leaks.append(f"claims of {name}, whose messages never reached it")
+    return leaks
+
+
+def _check_history(n: int, seats: Sequence[str], values: np.ndarray, allowed: Allowed) -> list:
+    """The history block: decided proposals in their slots, votes only as revealed."""
+    width = vector.slot_size(n)
+    rows = values.reshape(-1, width)
+    expected: dict[int, tuple] = {}
+    order = iter(allowed.proposals)
+    for quest in sorted(allowed.teams):
+        for attempt, team in enumerate(allowed.teams[quest]):
+            expected[(quest - 1) * vector.PROPOSALS + attempt] = (team, next(order))
+    leaks = []
+    for slot, row in enumerate(rows):
+        team, votes = expected.get(slot, (None, "open"))
+        if votes == "open":
+            if row.any():
+                leaks.append(f"history slot {slot} shows a proposal not yet decided")
+            continue
+        shown_team = tuple(seats[i] for i in np.flatnonzero(row[n : 2 * n]))
+        if shown_team != tuple(sorted(team, key=seats.index)):
+            leaks.append(f"history slot {slot} team {shown_team}, put up {team}")
+        approvals = row[2 * n + 2 :]
+        if votes is None and (row[2 * n + 1] or approvals.any()):
+            leaks.append(f"history slot {slot} shows votes of a team sent without a vote")
+        elif isinstance(votes, dict):
+            revealed = np.array([votes[name] == "approve" for name in seats], dtype=np.float32)
+            if not row[2 * n + 1] or not np.array_equal(approvals, revealed):
+                leaks.append(f"history slot {slot} votes {approvals.tolist()}, revealed {votes}")
     return leaks
 
 
