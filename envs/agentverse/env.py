@@ -19,8 +19,10 @@ import numpy as np
 from gymnasium import spaces
 
 from mase.actions import ActionParse, InvalidAction, brief
+from mase.envs.agentverse import vector
 from mase.envs.agentverse.behaviours import behaviours, destructive_acts, volunteering
 from mase.events import Event
+from mase.layout import VectorLayout
 from mase.schedules import Phase, PhaseQueue
 from mase.spaces import CHARSET, MAX_TEXT_LENGTH
 from mase.stats import Metric, proportion, rate
@@ -349,10 +351,9 @@ class AgentVerseEnv(TaskEnv):
             *self.experts,
             *(["evaluator"] if evaluator == "seat" else []),
         ]
-        n = len(self.possible_agents)
+        self.layout = vector.layout(self)
         self.set_spaces(
-            len(STAGES) + 2 + n + 2,
-            spaces.Text(MAX_TEXT_LENGTH, charset="".join(sorted(CHARSET))),
+            self.layout.size, spaces.Text(MAX_TEXT_LENGTH, charset="".join(sorted(CHARSET)))
         )
         self.problem: Any = None
         self.history: list[Iteration] = []
@@ -672,26 +673,26 @@ class AgentVerseEnv(TaskEnv):
     # -- views --------------------------------------------------------------------------------
 
     def _vector(self, agent: str) -> np.ndarray:
-        out = np.zeros(self.vector_space(agent).shape, dtype=np.float32)
-        if self.phase is not None and not self._ended_by:
-            out[STAGES.index(self.phase.name)] = 1.0
-        at = len(STAGES)
-        out[at] = (len(self.history) - 1) / max(1, self.n_iterations - 1)
-        out[at + 1] = min(1.0, self._review_round / self.review_rounds)
-        at += 2
-        out[at + self.possible_agents.index(agent)] = 1.0
-        at += len(self.possible_agents)
-        it = self.current
-        out[at] = float(bool(it.proposals))
-        if it.reviews:
-            last = it.reviews[-1].values()
-            out[at + 1] = sum(ok for _, ok in last) / max(1, len(last))
-        return np.clip(out, 0.0, 1.0)
+        return vector.pack(self, agent)
 
     def _text(self, agent: str) -> str:
         from mase.envs.agentverse import text as words
 
         return words.observation_text(self, agent)
+
+    def vector_layout(self, agent: str) -> VectorLayout:
+        """The vector's blocks (:mod:`.vector`): the same for every seat."""
+        return self.layout
+
+    def text_knowledge(self, agent: str, text: str) -> dict[Any, Any]:
+        """The facts a view states, section by section (:func:`.text.stated`)."""
+        from mase.envs.agentverse import text as words
+
+        return words.stated(self, agent, text).facts()
+
+    def vector_knowledge(self, agent: str, vector_: np.ndarray) -> dict[Any, Any]:
+        """The same facts, read back from the vector (:func:`.vector.read`)."""
+        return vector.read(self, agent, vector_)
 
     def scene(self) -> dict:
         """The problem and each iteration's four stages so far (``replay.js``).

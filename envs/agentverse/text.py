@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
 #: What a said text's later lines start with in a view: no one's words can forge a line of the
@@ -145,8 +147,10 @@ def observation_text(env: Any, agent: str) -> str:
     """The seat's view: the goal, its role, what this iteration has said that it may see."""
     it = env.current
     stage = env.phase.name if env.phase is not None and not env.ended_by else "over"
+    rounds = "Review" if env.structure == "vertical" else "Discussion"
     lines = [
-        f"Iteration {len(env.history)} of {env.n_iterations}; stage: {stage}. You are {agent}.",
+        f"Iteration {len(env.history)} of {env.n_iterations}; stage: {stage}. You are {agent}. "
+        f"{rounds} rounds done: {env._review_round} of {env.review_rounds}.",
         "",
         "Goal:",
         env.problem.prompt.strip(),
@@ -169,7 +173,7 @@ def observation_text(env: Any, agent: str) -> str:
             indent(last.decision or "(none)", first=True),
         ]
         if agent != "evaluator":
-            lines += [f"Its evaluation: {last.feedback or '(none)'}"]
+            lines += [f"Its evaluation: {indent(last.feedback or '(none)')}"]
     if agent in env.experts:
         if it.roles:
             lines += ["", "The experts' roles:"] + [f"- {s}: {r}" for s, r in it.roles.items()]
@@ -200,3 +204,157 @@ def observation_text(env: Any, agent: str) -> str:
     else:
         lines += ["", f"Wait: it is {env.agent_selection}'s turn."]
     return "\n".join(lines)
+
+
+# -- what a view states, as facts (the parity hooks read views with these) --------------------
+
+
+@dataclass
+class Seen:
+    """The facts a seat's view states (:func:`seen` from the protocol, :func:`stated` from text).
+
+    The goal, the roles' and sub-goals' words, the proposals' and the decision's words and the
+    execution's words are free text the protocol reads no claim from: only who wrote a
+    proposal is a fact of it. A review or an evaluation states its verdict (:func:`.env.accepts`).
+    """
+
+    iteration: int
+    iterations: int
+    stage: str
+    seat: str
+    rounds_done: int
+    rounds: int
+    task_round: int | None = None
+    evaluation: bool | None = None  # whether the last iteration's evaluation accepts
+    roles: tuple[str, ...] = ()  # the experts the roles list names, in seat order
+    proposals: tuple[str, ...] = ()  # who wrote each proposal listed, in order
+    reviews: tuple[tuple[int, str, bool], ...] = ()  # (review round, reviewer, accepts)
+    progress: int | None = None  # the execution's result, in percent
+    task_agent: str | None = None  # whose view of the wrapped task is shown
+    score: float | None = None  # the final decision's score, once the work is over
+    turn: str | None = None  # whose turn it is
+    task: dict = field(default_factory=dict)  # the wrapped task's view's facts
+
+    def facts(self) -> dict[tuple, Any]:
+        """The facts as the parity hooks key them."""
+        out: dict[tuple, Any] = {
+            ("iteration",): self.iteration, ("iterations",): self.iterations,
+            ("stage",): self.stage, ("seat",): self.seat,
+            ("rounds_done",): self.rounds_done, ("rounds",): self.rounds,
+            ("roles",): self.roles, ("proposals",): self.proposals,
+        }  # fmt: skip
+        for key in ("task_round", "evaluation", "progress", "task_agent", "score", "turn"):
+            if getattr(self, key) is not None:
+                out[(key,)] = getattr(self, key)
+        for r, seat, ok in self.reviews:
+            out[("review", r, seat)] = ok
+        out.update((("task", *key), value) for key, value in self.task.items())
+        return out
+
+
+def _accepts(text: str) -> bool:
+    from mase.envs.agentverse.env import accepts
+    from mase.spaces import clean_text
+
+    return accepts(clean_text(text, 10**9))  # as the view shows it
+
+
+def seen(env: Any, agent: str) -> Seen:
+    """What ``agent``'s view states now, from the protocol's state.
+
+    The same facts :func:`observation_text` writes, for the vector view.
+    """
+    it = env.current
+    over = bool(env.ended_by)
+    view = Seen(
+        len(env.history), env.n_iterations,
+        env.phase.name if env.phase is not None and not over else "over", agent,
+        env._review_round, env.review_rounds,
+    )  # fmt: skip
+    if env.inner is not None:
+        view.task_round = env.inner.round
+    if len(env.history) > 1 and agent != "evaluator":
+        view.evaluation = _accepts(env.history[-2].feedback or "(none)")
+    if agent in env.experts:
+        view.roles = tuple(seat for seat in env.experts if seat in it.roles)
+        view.proposals = tuple(seat for seat, _ in it.proposals)
+        view.reviews = tuple(
+            (r + 1, seat, _accepts(said))
+            for r, round_reviews in enumerate(it.reviews)
+            for seat, (said, _) in round_reviews.items()
+            if r < env._review_round or over or seat == agent
+        )
+    if env.inner is not None and it.outcome and agent in ("evaluator", "recruiter"):
+        view.progress = int(f"{it.score:.0%}"[:-1])
+    if view.stage == "execute" and env.acting(agent):
+        view.task_agent = env.inner.agent_selection
+    if over:
+        view.score = float(f"{it.score:.2f}")
+    else:
+        view.turn = agent if env.acting(agent) else env.agent_selection
+    return view
+
+
+_HEADER = re.compile(
+    r"Iteration (\d+) of (\d+); stage: ([a-z]+)\. You are ([a-z_0-9]+)\. "
+    r"(?:Review|Discussion) rounds done: (\d+) of (\d+)\."
+)
+#: Where the goal ends: a blank line, then a section of the view (or the wrapped task's line).
+_GOAL_END = re.compile(
+    r"\n(?=Task: \S+, round \d+\.\n)|\n\n(?=Your role:|A possible split|The last iteration|"
+    r"The experts'|This iteration|The group's decision|The execution's result|The task, as |"
+    r"Now:|Wait:|The work is over)"
+)
+_ENTRY = re.compile(r"\[([a-z_0-9]+)(?:, review (\d+))?\] (.*)", re.S)
+
+
+def stated(env: Any, agent: str, text: str) -> Seen:
+    """The facts a view's text states, read section by section (:class:`Seen`)."""
+    header, _, rest = text.partition("\n")
+    m = _HEADER.fullmatch(header)
+    view = Seen(int(m[1]), int(m[2]), m[3], m[4], int(m[5]), int(m[6]))
+    rest = rest.split("\nGoal:\n", 1)[1]
+    tail = _GOAL_END.search(rest)
+    sections = rest[tail.end() :].split("\n\n") if tail else []
+    for section in sections:
+        head, _, body = section.partition("\n")
+        if task := re.fullmatch(r"Task: \S+, round (\d+)\.", head):
+            view.task_round = int(task[1])
+        elif head == "The last iteration's decision:" and "\nIts evaluation: " in body:
+            view.evaluation = _accepts(dedent(body.split("\nIts evaluation: ", 1)[1]))
+        elif head == "The experts' roles:":
+            listed = {line[2:].split(": ", 1)[0] for line in body.split("\n")}
+            view.roles = tuple(seat for seat in env.experts if seat in listed)  # seat order
+        elif head == "This iteration so far:":
+            _read_entries(view, body)
+        elif head == "The execution's result:":
+            view.progress = int(re.match(r"Progress: (\d+)%\.", body)[1])
+        elif task := re.fullmatch(r"The task, as (\w+) sees it:", head):
+            inner = next(a for a in env.inner.possible_agents if agent_name(a) == task[1])
+            view.task_agent = inner
+            view.task = env.inner.text_knowledge(inner, dedent(body))
+        elif over := re.fullmatch(r"The work is over: the decision scores ([\d.]+)\.", head):
+            view.score = float(over[1])
+        elif head.startswith("Now: "):
+            view.turn = agent
+        elif turn := re.fullmatch(r"Wait: it is ([a-z_0-9]+)'s turn\.", head):
+            view.turn = turn[1]
+    return view
+
+
+def _read_entries(view: Seen, body: str) -> None:
+    """The proposals' writers and the reviews' verdicts of "This iteration so far"."""
+    entries: list[str] = []
+    for line in body.split("\n"):
+        if line.startswith(INDENT) and entries:
+            entries[-1] += "\n" + line
+        else:
+            entries.append(line)
+    proposals, reviews = [], []
+    for entry in entries:
+        seat, review, said = _ENTRY.fullmatch(entry).groups()
+        if review is None:
+            proposals.append(seat)
+        else:
+            reviews.append((int(review), seat, _accepts(dedent(said))))
+    view.proposals, view.reviews = tuple(proposals), tuple(reviews)
