@@ -109,6 +109,10 @@ class Args:
     """freeze a copy of each learner into the population every this many updates"""
     max_snapshots: int = 8
     """snapshots kept per side"""
+    bptt: bool = False
+    """replay whole sequences through the GRU in the update (backpropagation through time);
+    off: each turn is replayed from the GRU state it was played with (a flat batch, several
+    times faster a turn; the gradient does not reach past one step of the recurrence)"""
     shared_actor: bool = False
     """one actor and critic for both sides (the role in the observation tells them apart)"""
     learning_rate: float = 5e-4
@@ -406,6 +410,7 @@ class SelfPlay:
         self.reward_buf = torch.zeros(T, W)
         self.done_buf = torch.zeros(T, W)
         self.first_buf = torch.zeros(T, W)
+        self.hidden_buf = torch.zeros(T, W, self.args.hidden)  # a learner's GRU state in
         self.next_buf = torch.full((T, W), NONE, dtype=torch.long)
         self.bootstrap_buf = torch.zeros(T, W)
 
@@ -499,6 +504,8 @@ class SelfPlay:
                 else:
                     actor = self.frozen if c == FROZEN else worlds.snapshot_actor(c)
                 x = obs[r][:, : actor.encoder[0].in_features - actor.n_agents]
+                if c < RANDOM:
+                    self.hidden_buf[t, r] = self.hidden[r, seat[r]]
                 logits, self.hidden[r, seat[r]] = actor(
                     x, self.seats[seat[r]], self.hidden[r, seat[r]], mask[r]
                 )
@@ -580,7 +587,7 @@ class SelfPlay:
 
     def update(self, hidden_start: torch.Tensor) -> dict[int, dict]:
         """PPO on each network's own turns; the last minibatch's losses, by network index."""
-        args, W = self.args, self.worlds.W
+        args = self.args
         advantages, returns = self.advantages()
         losses: dict[int, dict] = {}
         for k, net in enumerate(self.nets):
@@ -588,25 +595,48 @@ class SelfPlay:
             if not owned.any():
                 continue
             net.value_norm.update(returns[owned])
-            worlds_ids = np.arange(W)
+            if args.bptt:
+                self.update_sequences(k, net, owned, hidden_start, advantages, returns, losses)
+                continue
+            rows = torch.nonzero(owned)  # [R, 2]: (step, world)
             for _ in range(args.update_epochs):
-                self.rng.shuffle(worlds_ids)
-                for chunk in np.array_split(worlds_ids, args.num_minibatches):
-                    idx = torch.as_tensor(chunk)
-                    valid = owned[:, idx]
-                    if not valid.any():
-                        continue
-                    logprob, entropy = self.replay(net.actor, hidden_start[idx], idx, valid)
-                    picked = valid
+                order = torch.as_tensor(self.rng.permutation(len(rows)))
+                for chunk in torch.tensor_split(order, args.num_minibatches):
+                    t, w = rows[chunk, 0], rows[chunk, 1]
+                    seat = self.seat_buf[t, w]
+                    logits, _ = net.actor(
+                        self.obs_buf[t, w], self.seats[seat], self.hidden_buf[t, w],
+                        self.mask_buf[t, w],
+                    )  # fmt: skip
+                    dist = Categorical(logits=logits)
+                    entropy = dist.entropy().mean()
                     result = ppo_step(
                         args, net.actor, net.critic, net.optimizer, net.value_norm,
-                        logprob[picked], entropy[picked].mean(),
-                        self.logprob_buf[:, idx][picked], advantages[:, idx][picked],
-                        self.state_buf[:, idx][picked], returns[:, idx][picked],
-                        self.value_buf[:, idx][picked],
+                        dist.log_prob(self.action_buf[t, w]), entropy, self.logprob_buf[t, w],
+                        advantages[t, w], self.state_buf[t, w], returns[t, w],
+                        self.value_buf[t, w],
                     )  # fmt: skip
-                    losses[k] = loss_columns(result, entropy[picked].mean())
+                    losses[k] = loss_columns(result, entropy)
         return losses
+
+    def update_sequences(self, k, net, owned, hidden_start, advantages, returns, losses) -> None:
+        """PPO through time: each world's turns replayed in order (minibatches split worlds)."""
+        args, worlds_ids = self.args, np.arange(self.worlds.W)
+        for _ in range(args.update_epochs):
+            self.rng.shuffle(worlds_ids)
+            for chunk in np.array_split(worlds_ids, args.num_minibatches):
+                idx = torch.as_tensor(chunk)
+                valid = owned[:, idx]
+                if not valid.any():
+                    continue
+                logprob, entropy = self.replay(net.actor, hidden_start[idx], idx, valid)
+                result = ppo_step(
+                    args, net.actor, net.critic, net.optimizer, net.value_norm,
+                    logprob[valid], entropy[valid].mean(), self.logprob_buf[:, idx][valid],
+                    advantages[:, idx][valid], self.state_buf[:, idx][valid],
+                    returns[:, idx][valid], self.value_buf[:, idx][valid],
+                )  # fmt: skip
+                losses[k] = loss_columns(result, entropy[valid].mean())
 
     def replay(self, actor: Actor, h: torch.Tensor, idx: torch.Tensor, valid: torch.Tensor):
         """Re-run ``actor`` over the worlds ``idx`` in order; ``(logprob, entropy)``, ``[T, n]``.

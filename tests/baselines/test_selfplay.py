@@ -84,7 +84,9 @@ def test_both_sides_are_saved_and_play_legal_games_against_the_bots(run):
 
 
 def test_snapshots_join_the_population_and_play_in_the_batch(tmp_path):
-    run = SelfPlay(Args(out=str(tmp_path), total_timesteps=10**6, **SHORT))
+    # snapshots alone in the array's population: every episode begun after the first update
+    # draws one (before it, the other side's learner stands in)
+    run = SelfPlay(Args(out=str(tmp_path), total_timesteps=10**6, population="snapshot:1", **SHORT))
     assert run.worlds.snapshots == [[], []]
     seen = set()
     for update in range(1, 4):
