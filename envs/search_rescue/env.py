@@ -72,7 +72,10 @@ class SearchRescueEnv(TaskEnv):
         ==============  =====================================================================
         observation     float32 vector in [0, 1] (layout in ``search_rescue.vector``): round,
                         score, own cutters, rooms of the agents it sees, the bomb here, each
-                        bomb's known room/status/phases/remaining sequence, own last result
+                        bomb's known room/status/phases/remaining sequence, own last result;
+                        then who the seat is, the doors out of its room, what its last
+                        action's sentence names, teammates' actions seen and the claims of
+                        the messages it was shown (506 numbers on the paper's layout)
         text            the same facts in sentences, the legal actions in words, and the
                         teammates' messages
         action_mask     int8 0/1, one per action

@@ -128,7 +128,7 @@ class ObservationCodec:
                 Block(
                     "last_result",
                     len(RESULT_CODES),
-                    "the result of own last action (one-hot over RESULT_CODES)",
+                    "the result of own last action (one-hot over RESULT_CODES).",
                     LAST_RESULT_BOUND,
                 ),
                 Block("seat", A, "who the seat is (one-hot over the agents)"),
@@ -145,14 +145,14 @@ class ObservationCodec:
                     "seen",
                     T * W,
                     "per teammate in turn order (the seat left out): the kind of its action "
-                    "seen (move, inspect, cut, explode; one-hot), then the colour it applied",
+                    "seen (move, inspect, cut, explode; one-hot), then the colour it applied.",
                     SEEN_BOUND,
                 ),
                 Block(
                     "told",
                     T * self.claims.size,
                     "per teammate in turn order (the seat left out): the claims of its "
-                    "messages, every fact kind for every subject (ClaimCodec)",
+                    "messages, every fact kind for every subject (ClaimCodec).",
                     TOLD_BOUND,
                 ),
             ]
