@@ -162,3 +162,24 @@ def test_rewards_reach_the_learner_seats_of_each_episode(tmp_path):
     assert len(ended) > 0
     assert set(np.unique(ended.numpy()).tolist()) <= {-1.0, 1.0}
     run.close()
+
+
+def test_the_exploitability_benchmark_trains_a_response_and_writes_its_table(tmp_path):
+    """``benchmarks/exploitability.py --smoke``: a response to the bots' good side, one row."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).parents[2] / "benchmarks" / "exploitability.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--smoke", "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, check=True,
+    )  # fmt: skip
+    table = (tmp_path / "exploitability.md").read_text()
+    assert table.strip() in done.stdout
+    row = [r for r in table.splitlines() if r.startswith("| scripted | good |")]
+    assert len(row) == 1
+    cells = [c.strip() for c in row[0].strip("|").split("|")]
+    before, after = float(cells[2].split()[0]), float(cells[3].split()[0])
+    assert 0.0 <= before <= 1.0 and 0.0 <= after <= 1.0
+    assert cells[4] == f"{before - after:+.3f}" and int(cells[5].replace(",", "")) >= 64
