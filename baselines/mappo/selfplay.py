@@ -381,6 +381,9 @@ class SelfPlay:
         self.logs = {SIDES[s]: MetricsLog(self.out / SIDES[s], args.tensorboard) for s in w.learn}
         self._buffers()
         self.hidden = torch.zeros(w.W, w.A, args.hidden)
+        # the frozen checkpoint's GRU state (its width is its own, not necessarily --hidden)
+        width = self.frozen.hidden if self.frozen is not None else 0
+        self.frozen_hidden = torch.zeros(w.W, w.A, width)
         self.latest = np.full((w.W, w.A), NONE, dtype=np.int64)
         self.acted = np.zeros((w.W, w.A), dtype=bool)
         self.aec_acting = np.zeros(w.M, dtype=np.int64)
@@ -436,6 +439,7 @@ class SelfPlay:
         self.latest[w] = NONE
         self.acted[w] = False
         self.hidden[w] = 0.0
+        self.frozen_hidden[w] = 0.0
         self.finished.append((int(self.worlds.learner_side[w]), self.worlds.member[w], good_won))
 
     def play_to_learner(self, m: int) -> None:
@@ -504,10 +508,11 @@ class SelfPlay:
                 else:
                     actor = self.frozen if c == FROZEN else worlds.snapshot_actor(c)
                 x = obs[r][:, : actor.encoder[0].in_features - actor.n_agents]
+                hidden = self.frozen_hidden if c == FROZEN else self.hidden
                 if c < RANDOM:
-                    self.hidden_buf[t, r] = self.hidden[r, seat[r]]
-                logits, self.hidden[r, seat[r]] = actor(
-                    x, self.seats[seat[r]], self.hidden[r, seat[r]], mask[r]
+                    self.hidden_buf[t, r] = hidden[r, seat[r]]
+                logits, hidden[r, seat[r]] = actor(
+                    x, self.seats[seat[r]], hidden[r, seat[r]], mask[r]
                 )
                 dist = Categorical(logits=logits)
                 action[r] = dist.sample()

@@ -126,6 +126,21 @@ def test_one_side_learns_a_best_response_to_a_frozen_checkpoint(run, tmp_path):
     assert not (tmp_path / "good").exists()
 
 
+def test_a_frozen_checkpoint_of_another_width_plays_against_a_learner(tmp_path):
+    """The frozen actor keeps a GRU state of its own width (the shipped sides' is 128)."""
+    from mase.envs.avalon.policies import checkpoint
+
+    shipped = checkpoint("selfplay_good.pt")
+    width = torch.load(shipped, weights_only=False)["hidden"]
+    assert width != SHORT["hidden"]
+    args = Args(out=str(tmp_path), total_timesteps=300, learn="evil", population="frozen",
+                frozen_checkpoint=shipped, **{**SHORT, "script_envs": 0})  # fmt: skip
+    run = SelfPlay(args)
+    run.iteration(1, 1)
+    assert run.frozen_hidden.shape[-1] == width and run.frozen_hidden.abs().sum() > 0
+    run.close()
+
+
 def test_a_best_response_to_the_bots_plays_only_aec_worlds(tmp_path):
     args = Args(out=str(tmp_path), total_timesteps=200, learn="good", scripted="scripted",
                 **{**SHORT, "num_envs": 0})  # fmt: skip
