@@ -7,7 +7,8 @@ for this task; each takes the text after ``name:`` in a team spec (a checkpoint 
 ``quest_reward=0.2``) against the rule-based bots (``docs/training/mappo-avalon/results.md``
 has the commands and the measured win rates). ``selfplay-good`` and ``selfplay-evil`` were
 trained together by population self-play on the native batch (``mase train selfplay``,
-:mod:`mase.baselines.mappo.selfplay`) on ``roles="avalonbench-5", discussion=0``.
+:mod:`mase.baselines.mappo.selfplay`) on ``roles="avalonbench-5", discussion=0`` by
+:data:`SELFPLAY_COMMAND` (``docs/training/selfplay-avalon`` holds its logs and results).
 """
 
 from __future__ import annotations
@@ -15,6 +16,13 @@ from __future__ import annotations
 from typing import Any
 
 from mase.envs import shipped
+
+#: The command that trained ``checkpoints/selfplay_good.pt`` and ``selfplay_evil.pt`` (seed 1;
+#: ``good.pt`` and ``evil.pt`` of its output folder).
+SELFPLAY_COMMAND = (
+    "mase train selfplay --env mase/Avalon-v0 --env-arg roles=avalonbench-5 "
+    "--env-arg discussion=0 --env-arg quest_reward=0.2 --total-timesteps 8000000 --seed 1"
+)
 
 
 def checkpoint(name: str) -> str:
