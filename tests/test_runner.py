@@ -461,3 +461,31 @@ def test_config_and_summary_are_written_whole(tmp_path, monkeypatch):
     mase.evaluate(ENV, "random", episodes=2, seed=0, out=tmp_path, resume=True)
     names = {p.rsplit("/", 1)[-1] for p in replaced}
     assert {"config.json", "summary.json", "episodes.jsonl"} <= names
+
+
+def test_two_writers_replacing_one_record_file_at_once_both_succeed(tmp_path):
+    """Two processes resuming one finished run rewrite its files together: each write is
+    whole, none fails on the other's temporary file."""
+    import threading
+
+    from mase.runner.store import read_records, write_records
+
+    path = tmp_path / "episodes.jsonl"
+    records = [{"episode": i, "text": "x" * 200} for i in range(50)]
+    errors = []
+
+    def write():
+        try:
+            for _ in range(100):
+                write_records(path, records)
+        except OSError as exc:  # the shared temporary file moved away by the other writer
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert read_records(path) == records
+    assert [p.name for p in tmp_path.iterdir()] == ["episodes.jsonl"]  # no temporary left

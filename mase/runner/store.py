@@ -10,8 +10,11 @@ commit, and each session that resumed it adds its own under ``"resumed"``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -38,24 +41,33 @@ def read_records(path: Path) -> list[dict]:
     return records
 
 
+def _replace(path: Path, text: Iterable[str]) -> None:
+    """Write ``text`` to a fresh file beside ``path``, then move it onto ``path`` atomically.
+
+    Each writer has a file of its own (two processes resuming one run each write whole files,
+    and the last move wins), so an interruption leaves the old file or the new.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.writelines(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 def write_json(path: Path, data: Any) -> None:
     """Write ``data`` as JSON atomically: an interruption leaves the old file or the new."""
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w") as f:
-        f.write(json.dumps(data, indent=2))
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    _replace(path, [json.dumps(data, indent=2)])
 
 
 def write_records(path: Path, records: list[dict]) -> None:
     """Replace ``path`` by ``records`` atomically: an interruption leaves the old or the new."""
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w") as f:
-        f.writelines(json.dumps(r) + "\n" for r in records)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    _replace(path, (json.dumps(r) + "\n" for r in records))
 
 
 #: Keys of ``config.json`` that are not the set-up a resumed run must match.
