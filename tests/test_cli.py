@@ -28,6 +28,24 @@ def test_help_everywhere():
         assert "usage: mase" in result.stdout
 
 
+def test_no_help_text_prints_an_escaped_percent(capsys):
+    """argparse formats ``%`` in option help only: a description's ``%%`` prints as it is."""
+    import argparse
+
+    from mase.cli import build_parser
+
+    parser = build_parser()
+    commands = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    pages = [parser.format_help()]
+    for action in commands:
+        for sub in action.choices.values():
+            pages.append(sub.format_help())
+            nested = [a for a in sub._actions if isinstance(a, argparse._SubParsersAction)]
+            pages += [p.format_help() for a in nested for p in a.choices.values()]
+    assert len(pages) > 8  # mase, its commands and train's trainers
+    assert not [p.splitlines()[0] for p in pages if "%%" in p]
+
+
 def test_eval_help_lists_the_model_options(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["eval", "--help"])

@@ -275,7 +275,7 @@ def _add_report_parser(sub: argparse._SubParsersAction) -> None:
         "report",
         help="print tables from evaluation directories",
         description="Tabulate the summary.json files under the given directories; with --plot, "
-        "draw them (each headline metric per team with 95%% intervals, Theory-of-Mind "
+        "draw them (each headline metric per team with 95% intervals, Theory-of-Mind "
         "accuracy by level, accuracy by round where a task reports it) and the learning curves "
         "of the training logs there (FILE-curves.png beside the evaluation plot).",
     )
@@ -304,7 +304,7 @@ def _add_crossplay_parser(sub: argparse._SubParsersAction) -> None:
         "crossplay",
         help="play every pairing of policies: the ad hoc teamwork matrix",
         description="Play every pairing of the policies on a task and print (and plot) the "
-        "matrix of a metric with 95%% intervals. Rows: the policy of the first seat (or, in a "
+        "matrix of a metric with 95% intervals. Rows: the policy of the first seat (or, in a "
         "task with sides, of the first side); columns: the policy of the other seats (the "
         "other side). Every cell plays the same seeds; each is an evaluation directory under "
         "--out, so --resume continues an interrupted matrix.",
