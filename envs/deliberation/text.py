@@ -28,6 +28,7 @@ tasks): a longer one could never be valid, and the vector view holds that many.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
@@ -48,12 +49,14 @@ MESSAGE_LIMIT = 3000
 # -- names --------------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=8192)
 def shown(name: str) -> str:
     """A name in plain ASCII, as the views write it (``Crème Brûlée`` -> ``Creme Brulee``)."""
     decomposed = unicodedata.normalize("NFKD", name)
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
+@functools.lru_cache(maxsize=8192)  # the vector reads every claim's names at every turn
 def fold(name: str) -> str:
     """The key a name is read by: ASCII, lowercase, words separated by single spaces."""
     return " ".join(re.sub(r"[^a-z0-9]+", " ", shown(name).lower()).split())
