@@ -89,10 +89,15 @@ class BatchVectorEnv(gymnasium.vector.VectorEnv):
         creator, _ = env_creator(batch.spec_id)
         seats = list(batch.possible_agents)
         if agent is None and getattr(creator, "sides", ()):
+            seat = (
+                "pass agent=SEAT (a seat learns, teammates play the rest), or "
+                if creator.metadata.get("is_parallelizable", False)
+                else "use gymnasium.make(id, agent=SEAT) with SB3's make_vec_env, or "
+            )  # a seat of a phased task is not at its turn in every world at once
             raise UsageError(
                 f"{batch.spec_id} has sides {tuple(creator.sides)}: one shared learner cannot play "
-                "for both; pass agent=SEAT (a seat learns, teammates play the rest), or train "
-                "a side with `mase train mappo --learn SIDE`"
+                f"for both; {seat}train a side with `mase train mappo --learn SIDE` or both "
+                "with `mase train selfplay`"
             )
         if agent is not None:
             if agent not in seats:

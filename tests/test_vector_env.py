@@ -124,8 +124,11 @@ def test_self_play_door_makes_every_decision_of_every_world_a_step():
 
 def test_the_door_says_what_it_cannot_do():
     avalon = mase.make_vec("mase/Avalon-v0", 2)
-    with pytest.raises(UsageError, match="sides"):
+    with pytest.raises(UsageError, match="sides") as refused:
         BatchVectorEnv(avalon)
+    # its advice is one that works here: a seat of a phased task learns through the AEC view
+    assert "pass agent=SEAT" not in str(refused.value)
+    assert "gymnasium.make(id, agent=SEAT)" in str(refused.value)
     with pytest.raises(UsageError, match="phases"):
         BatchVectorEnv(avalon, agent="alpha")
     batch = mase.make_vec(TASK, 2)
