@@ -105,8 +105,10 @@ def test_ctrl_c_cancels_the_cluster_keeps_what_ended_and_resume_plays_the_rest(
     # episodes 0 to 2 ended (in any order) and are kept; 3 was running and is cancelled
     kept = sorted(_lines(part), key=lambda r: r["episode"])
     assert kept == _lines(tmp_path / "full")[:3]
-    assert len(in_flight) == 2 and len(cancelled) == 1 and cancelled[0] in in_flight
-    with pytest.raises(ray.exceptions.TaskCancelledError):
+    # one task cancelled (asked again, then ended by force, where a cancel was lost)
+    assert len(in_flight) == 2 and len(set(cancelled)) == 1 and cancelled[0] in in_flight
+    stopped = (ray.exceptions.TaskCancelledError, ray.exceptions.WorkerCrashedError)
+    with pytest.raises(stopped):
         ray.get(cancelled[0], timeout=30)
 
     played = []

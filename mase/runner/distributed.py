@@ -171,11 +171,31 @@ def _stop(ray: ModuleType, pending: set[Any], finished: Callable[[dict], None]) 
     if not pending:
         return
     ended, running = ray.wait(list(pending), num_returns=len(pending), timeout=0)
-    for ref in running:
-        ray.cancel(ref)
+    _cancel(ray, running)
     for ref in ended:
         try:
             record = ray.get(ref)
         except ray.exceptions.RayError:  # the task failed or was cancelled: nothing to keep
             continue
         finished(record)
+
+
+#: Seconds a cancelled task is given to stop before it is asked again, then ended by force.
+CANCEL_GRACE_S = 2.0
+
+
+def _cancel(ray: ModuleType, refs: list[Any]) -> None:
+    """Cancel ``refs`` and make sure they stop.
+
+    A cancel that reaches a task while it is being handed to a worker can be lost, and the
+    task then runs on; so a task still running after :data:`CANCEL_GRACE_S` is asked again,
+    and after as long once more its worker is ended (``force=True``).
+    """
+    for force in (False, False, True):
+        for ref in refs:
+            ray.cancel(ref, force=force)
+        if force:
+            return
+        _, refs = ray.wait(refs, num_returns=len(refs), timeout=CANCEL_GRACE_S)
+        if not refs:
+            return
