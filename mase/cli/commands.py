@@ -564,22 +564,37 @@ def _train_env_kwargs(cls: type, options: dict[str, Any]) -> dict[str, Any]:
     return {**kwargs, **dict(options.pop("env_arg", None) or [])}
 
 
-def cmd_train(args: argparse.Namespace) -> int:
-    """Train a baseline; its options come from the fields of its ``Args`` dataclass."""
-    module_name, summary = mase.baselines.TRAINERS[args.trainer]
+def _trainer(name: str) -> Any:
+    module_name, _ = mase.baselines.TRAINERS[name]
     try:
-        module = importlib.import_module(module_name)
+        return importlib.import_module(module_name)
     except ImportError as exc:
         raise SystemExit(
-            f"mase train {args.trainer} needs the RL extra ({exc.name} is missing): "
+            f"mase train {name} needs the RL extra ({exc.name} is missing): "
             "pip install 'mase-suite[rl]'"
         ) from None
-    parser = argparse.ArgumentParser(prog=f"mase train {args.trainer}", description=summary)
+
+
+def train_settings(trainer: str, options: list[str]) -> Any:
+    """The settings (the trainer's ``Args``) that ``mase train TRAINER OPTIONS...`` runs with.
+
+    So a documented command (``TRAINING_COMMAND`` of a task's ``policies``) can be read back
+    as it would run, e.g. ``train_settings("mappo", shlex.split(command)[3:])``.
+    """
+    module = _trainer(trainer)
+    summary = mase.baselines.TRAINERS[trainer][1]
+    parser = argparse.ArgumentParser(prog=f"mase train {trainer}", description=summary)
     add_dataclass_arguments(parser, module.Args)
-    options = vars(parser.parse_args(args.options))
+    chosen = vars(parser.parse_args(options))
     if any(f.name == "env_kwargs" for f in dataclasses.fields(module.Args)):
-        options["env_kwargs"] = _train_env_kwargs(module.Args, options)
-    settings = module.Args(**options)
+        chosen["env_kwargs"] = _train_env_kwargs(module.Args, chosen)
+    return module.Args(**chosen)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train a baseline; its options come from the fields of its ``Args`` dataclass."""
+    module = _trainer(args.trainer)
+    settings = train_settings(args.trainer, args.options)
     out = Path(getattr(settings, "out", "") or ".")
     if getattr(settings, "out", None) and out.is_dir() and any(out.iterdir()):
         raise ValueError(
