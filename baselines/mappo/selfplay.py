@@ -98,7 +98,8 @@ class Args:
     scripted: str = "scripted:1,deduction:1"
     """text-reading opponents and their weights, for the AEC worlds (task policy names)"""
     frozen_checkpoint: str = ""
-    """the ``frozen`` member's checkpoint (a MAPPO actor of the side that does not learn)"""
+    """the ``frozen`` member's checkpoint (a MAPPO actor of the side that does not learn): a
+    file, or the name of a task policy that plays a shipped one (``selfplay-good``)"""
     num_envs: int = 256
     """native worlds stepped together (0: none, AEC worlds only)"""
     script_envs: int = 16
@@ -223,6 +224,21 @@ class Learner:
     optimizer: torch.optim.Optimizer
     value_norm: ValueNorm
     sides: list[int]
+
+
+def frozen_actor(env_id: str, env_kwargs: dict, spec: str) -> Any:
+    """The actor of a MAPPO checkpoint: a file, or a task policy's name that loads one."""
+    from mase.baselines.mappo.policy import MAPPOPolicy
+
+    if Path(spec).is_file():
+        return MAPPOPolicy.load(spec).actor
+    try:
+        policy = make_policy(spec, mase.make(env_id, **env_kwargs))
+    except (KeyError, ValueError) as exc:
+        raise ValueError(f"frozen_checkpoint {spec!r}: no such file, nor a policy: {exc}") from exc
+    if not isinstance(policy, MAPPOPolicy):
+        raise ValueError(f"frozen_checkpoint {spec!r} names a policy that is no MAPPO checkpoint")
+    return policy.actor
 
 
 def side_of_seats(batch: Any) -> np.ndarray:
@@ -373,9 +389,7 @@ class SelfPlay:
         self.net_of = {side: self.nets.index(self.learners[side]) for side in w.learn}
         self.frozen = None
         if args.frozen_checkpoint:
-            from mase.baselines.mappo.policy import MAPPOPolicy
-
-            self.frozen = MAPPOPolicy.load(args.frozen_checkpoint).actor
+            self.frozen = frozen_actor(args.env, args.env_kwargs, args.frozen_checkpoint)
         for s in w.learn:
             (self.out / SIDES[s]).mkdir(exist_ok=True)
         self.logs = {SIDES[s]: MetricsLog(self.out / SIDES[s], args.tensorboard) for s in w.learn}

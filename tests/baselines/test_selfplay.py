@@ -141,6 +141,21 @@ def test_a_frozen_checkpoint_of_another_width_plays_against_a_learner(tmp_path):
     run.close()
 
 
+def test_the_frozen_member_may_be_named_by_the_policy_that_plays_its_checkpoint(tmp_path):
+    from mase.envs.avalon.policies import checkpoint
+
+    by_name = Args(out=str(tmp_path / "a"), learn="evil", population="frozen",
+                   frozen_checkpoint="selfplay-good", **{**SHORT, "script_envs": 0})  # fmt: skip
+    run = SelfPlay(by_name)
+    shipped = MAPPOPolicy.load(checkpoint("selfplay_good.pt")).actor.state_dict()
+    assert all(torch.equal(v, shipped[k]) for k, v in run.frozen.state_dict().items())
+    run.close()
+    for wrong, message in [("scripted", "no MAPPO checkpoint"), ("no-such", "no such file")]:
+        with pytest.raises(ValueError, match=message):
+            SelfPlay(Args(out=str(tmp_path / wrong), learn="evil", population="frozen",
+                          frozen_checkpoint=wrong, **{**SHORT, "script_envs": 0}))  # fmt: skip
+
+
 def test_a_best_response_to_the_bots_plays_only_aec_worlds(tmp_path):
     args = Args(out=str(tmp_path), total_timesteps=200, learn="good", scripted="scripted",
                 **{**SHORT, "num_envs": 0})  # fmt: skip

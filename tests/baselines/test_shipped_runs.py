@@ -31,9 +31,11 @@ SHIPPED = [
     pytest.param("mase.envs.craft.policies", "TRAINING_COMMAND", "craft", ("metrics.csv",),
                  {"mappo.pt": "mappo.pt"}, id="craft-mappo"),
     pytest.param("mase.envs.avalon.policies", "SELFPLAY_COMMAND", "selfplay-avalon",
-                 ("good/metrics.csv", "evil/metrics.csv"),
-                 {"good.pt": "selfplay_good.pt", "evil.pt": "selfplay_evil.pt"},
+                 ("good/metrics.csv", "evil/metrics.csv"), {"good.pt": "selfplay_good.pt"},
                  id="avalon-selfplay"),
+    pytest.param("mase.envs.avalon.policies", "SELFPLAY_EVIL_COMMAND", "selfplay-avalon/evil-2",
+                 ("evil/metrics.csv",), {"evil.pt": "selfplay_evil.pt"},
+                 id="avalon-selfplay-evil"),
 ]  # fmt: skip
 
 
