@@ -16,6 +16,7 @@ from mase.cli.commands import (
     ENV_ARG_HELP,
     cmd_crossplay,
     cmd_eval,
+    cmd_league,
     cmd_list,
     cmd_play,
     cmd_replay,
@@ -438,6 +439,35 @@ def _add_serve_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_serve)
 
 
+def _add_league_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``league`` command: a seeded schedule of games, every policy rated on one scale."""
+    p = sub.add_parser(
+        "league",
+        help="play a seeded league among policies and rate them all on one scale (OpenSkill)",
+        description="Play a seeded schedule of games among the policies and rate each with "
+        "OpenSkill's Plackett-Luce model, with 95% bootstrap intervals over the games. In a "
+        "task with sides each game puts one policy on each side, every ordered pair in turn; "
+        "in a cooperative task each game is one seed played by two teams of different "
+        "policies, seats dealt among them (duplicate play). Each game is an evaluation "
+        "directory under --out, so --resume continues an interrupted league game by game.",
+    )
+    _add_task_arguments(p)
+    p.add_argument(
+        "--policies",
+        required=True,
+        metavar="A,B,...",
+        help="the policies to rate (two or more team-spec policy names: `mase list` shows them)",
+    )
+    p.add_argument("--games", type=_positive_int, default=100, help="games (default 100)")
+    p.add_argument("--seed", type=int, default=0, help="schedule seed, first game's (default 0)")
+    p.add_argument("--out", help="output directory (a directory per game, league.json)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted league")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the leaderboard")
+    p.add_argument("--quiet", action="store_true", help="no line per game")
+    _add_model_arguments(p)
+    p.set_defaults(func=cmd_league)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``mase`` command."""
     parser = argparse.ArgumentParser(
@@ -453,6 +483,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_train_parser,
         _add_report_parser,
         _add_crossplay_parser,
+        _add_league_parser,
         _add_replay_parser,
         _add_serve_parser,
     ):

@@ -664,6 +664,37 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_league(args: argparse.Namespace) -> int:
+    """Play a league (:mod:`mase.league`), print and plot the leaderboard."""
+    from mase.league import league, plot_leaderboard, schedule
+
+    policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+    if args.plot and not args.plot.endswith(".png"):
+        raise ValueError(f"--plot writes a PNG file: give FILE.png, not {args.plot!r}")
+    if _plotting_missing(args):  # before any game is played
+        return 2
+    env_kwargs = dict(args.env_arg or [])
+    probe = mase.make(args.env, **env_kwargs)
+    seats, sides = tuple(probe.possible_agents), tuple(probe.unwrapped.sides)
+    probe.close()
+    plan = schedule(policies, args.games, args.seed, seats, sides)
+    specs = {",".join(f"{k}={v}" for k, v in t.items()) for g in plan for t in g.teams}
+    llm_teams = sorted(t for t in specs if uses_llm(t, list(seats), sides))
+    with model_endpoint(args, args.env, llm_teams) as (llm, where):
+        board = league(args.env, policies, games=args.games, seed=args.seed, out=args.out,
+                       resume=args.resume, env_kwargs=env_kwargs, progress=not args.quiet,
+                       llm=llm, messages=not args.no_messages)  # fmt: skip
+    print(f"\n{args.env}: league of {len(policies)} policies, {args.games} games, seed {args.seed}")
+    print(board.table())
+    if where:
+        print(f"model seats: {where}")
+    if args.plot:
+        print(f"plot: {plot_leaderboard(board, args.plot)}")
+    if args.out:
+        print(f"records: {args.out} (a directory a game; league.json)")
+    return 0 if board.played else 1
+
+
 def _plotting_missing(args: argparse.Namespace) -> bool:
     """Whether ``--plot`` was asked for where matplotlib is missing (then it says so, once)."""
     from mase.report.plots import PlottingUnavailable, pyplot
