@@ -279,7 +279,7 @@ def plot_crossplay(result: CrossPlay, out: str | os.PathLike) -> Path:
     """
     import numpy as np
 
-    from mase.report.plots import pyplot
+    from mase.report.plots import pyplot, save_figure
 
     plt = pyplot()
     rows, columns = result.policies, result.columns
@@ -313,8 +313,4 @@ def plot_crossplay(result: CrossPlay, out: str | os.PathLike) -> Path:
     title = f"{result.env_id}: {result.label}, {result.episodes} episodes a cell"
     ax.set_title(title + "\n" + textwrap.fill(result.methods(), 70), fontsize=8)
     fig.tight_layout()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
-    return out
+    return save_figure(fig, out)

@@ -363,7 +363,7 @@ def plot_leaderboard(board: Leaderboard, out: str | os.PathLike) -> Path:
     Raises:
         mase.report.plots.PlottingUnavailable: matplotlib is missing (the ``plot`` extra).
     """
-    from mase.report.plots import pyplot
+    from mase.report.plots import pyplot, save_figure
 
     plt = pyplot()
     lines = list(reversed(board.standings))
@@ -380,8 +380,4 @@ def plot_leaderboard(board: Leaderboard, out: str | os.PathLike) -> Path:
     ax.margins(x=0.35)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
-    return out
+    return save_figure(fig, out)

@@ -252,7 +252,7 @@ def plot_learning_curves(logs: Sequence[Path], out: str | os.PathLike) -> Path:
         mase.report.plots.PlottingUnavailable: matplotlib is missing (the message names the
             ``plot`` extra).
     """
-    from mase.report.plots import pyplot
+    from mase.report.plots import pyplot, save_figure
 
     panels = curve_panels(logs)
     if not panels:
@@ -279,7 +279,4 @@ def plot_learning_curves(logs: Sequence[Path], out: str | os.PathLike) -> Path:
     windows = sorted({WINDOWS[log.name] for log in logs if log.name in WINDOWS})
     if windows:
         fig.suptitle(textwrap.fill("Learning curves. " + "; ".join(windows) + ".", 90), fontsize=9)
-    out = Path(out)
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
-    return out
+    return save_figure(fig, out)

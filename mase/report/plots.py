@@ -59,6 +59,15 @@ def pyplot() -> Any:
     return plt
 
 
+def save_figure(fig: Any, out: str | os.PathLike) -> Path:
+    """Write a figure as a PNG at ``out`` (making its folder), close it, and return the path."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=100)
+    pyplot().close(fig)
+    return out
+
+
 def _team(summary: dict) -> str:
     return str(summary.get("team") or Path(summary.get("path", "?")).name)
 
@@ -281,9 +290,4 @@ def plot_evaluations(
         ValueError: nothing to draw (no headline metric, probe or round in the summaries).
         PlottingUnavailable: matplotlib is missing (the message says how to install it).
     """
-    fig = evaluation_figure(summaries, columns, records)
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
-    pyplot().close(fig)
-    return out
+    return save_figure(evaluation_figure(summaries, columns, records), out)
