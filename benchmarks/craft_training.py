@@ -8,8 +8,9 @@ same seeds.
    batch) stepped with random legal actions, and a short MAPPO run's rollout and overall agent
    turns per second.
 2. Quality: the shipped checkpoint (``--team mappo``) and the scripted team over the same
-   seeded episodes of the task's default rules: the share of episodes that make the goal
-   (with its 95% Wilson interval) and mean rounds. The goal: at least 95% of episodes, mean
+   seeded episodes, on random maps (``layout="random"``, a new map each episode) and on the
+   task's default, fixed map: the share of episodes that make the goal (with its 95% Wilson
+   interval) and mean rounds. The goal, on random maps: at least 95% of episodes, mean
    rounds within 20% of the scripted team's.
 3. With --time-to-quality: the shipped checkpoint's training
    (:data:`mase.envs.craft.policies.TRAINING_COMMAND`), then its kept checkpoints evaluated
@@ -24,6 +25,7 @@ Run: python benchmarks/craft_training.py [--updates 5] [--episodes 200] [--time-
 import argparse
 import csv
 import os
+import shlex
 import tempfile
 import time
 from pathlib import Path
@@ -32,7 +34,8 @@ import numpy as np
 
 import mase
 from mase.baselines.mappo import Args, MAPPOPolicy, train
-from mase.envs.craft.policies import TRAINING_COMMAND, checkpoint
+from mase.cli.commands import train_settings
+from mase.envs.craft.policies import SHIPPED, TRAINING_COMMAND, checkpoint
 
 ENV_ID = "mase/Craft-v0"
 #: Evaluation seeds start here (the training's envs are seeded from 1).
@@ -43,10 +46,7 @@ GOAL_RATE, ROUNDS_MARGIN = 0.95, 1.2
 
 def training_args(out: str) -> Args:
     """The settings of :data:`TRAINING_COMMAND` (the shipped checkpoint's training)."""
-    return Args(
-        env=ENV_ID, env_kwargs={"shaping": True}, total_timesteps=1_998_848, seed=1,
-        keep_checkpoints=True, checkpoint_every=10, threads=1, out=out,
-    )  # fmt: skip
+    return train_settings("mappo", [*shlex.split(TRAINING_COMMAND)[3:], "--out", out])
 
 
 def random_turns_per_second(num_envs: int = 32, steps: int = 200) -> float:
@@ -63,11 +63,15 @@ def random_turns_per_second(num_envs: int = 32, steps: int = 200) -> float:
     return steps * num_envs / (time.perf_counter() - start)
 
 
-def evaluate(team, episodes: int, label: str) -> dict:
-    """Goal rate (with its Wilson interval) and rounds over seeded episodes of the default rules."""
+#: The maps the quality is measured on: the goal is on random maps, a new one each episode.
+MAPS = {"random maps": {"layout": "random"}, "the fixed map": {}}
+
+
+def evaluate(team, episodes: int, label: str, maps: str = "random maps") -> dict:
+    """Goal rate (with its Wilson interval) and rounds over seeded episodes of ``maps``."""
     summary = mase.evaluate(
         ENV_ID, team, episodes=episodes, seed=EVAL_SEED, messages=False, record_text=False,
-        label=label,
+        label=label, env_kwargs=MAPS[maps],
     )  # fmt: skip
     success, rounds = summary["metrics"]["success"], summary["metrics"]["rounds"]
     return {
@@ -93,16 +97,18 @@ def meets_goal(result: dict, scripted: dict) -> bool:
     return result["rate"] >= GOAL_RATE and result["rounds"] <= ROUNDS_MARGIN * scripted["rounds"]
 
 
-def time_to_quality(run: Path, scripted: dict, episodes: int, wall: float | None) -> None:
-    """Evaluate the run's kept checkpoints in order until one meets the goal."""
+def time_to_quality(
+    run: Path, scripted: dict, episodes: int, wall: float | None, maps: str
+) -> None:
+    """Evaluate the run's kept checkpoints on ``maps`` in order until one meets the goal."""
     rows = {int(r["global_step"]): r for r in csv.DictReader((run / "metrics.csv").open())}
     steps = sorted(int(p.stem.split("-")[1]) for p in run.glob("mappo-*.pt"))
     limit = ROUNDS_MARGIN * scripted["rounds"]
     total = max(rows)
     if wall is not None:
-        print(f"\ntime to quality: trained {total:,} agent turns in {wall:.0f} s")
+        print(f"\ntime to quality on {maps}: trained {total:,} agent turns in {wall:.0f} s")
     else:
-        print(f"\ntime to quality: the run in {run} ({total:,} agent turns, "
+        print(f"\ntime to quality on {maps}: the run in {run} ({total:,} agent turns, "
               f"{float(rows[total]['wall_s']):.0f} s)")  # fmt: skip
     for step in steps:
         row = rows[step]
@@ -113,7 +119,7 @@ def time_to_quality(run: Path, scripted: dict, episodes: int, wall: float | None
         if not near:  # the training statistics are still far from the goal: not worth a test
             continue
         policy = MAPPOPolicy.load(run / f"mappo-{step}.pt")
-        result = evaluate(dict.fromkeys(policy.agents, policy), episodes, "mappo")
+        result = evaluate(dict.fromkeys(policy.agents, policy), episodes, "mappo", maps)
         ok = meets_goal(result, scripted)
         print(line(f"{step:,} turns, {float(row['wall_s']):.0f} s", result)
               + ("  <- goal met" if ok else ""))  # fmt: skip
@@ -132,6 +138,9 @@ def main() -> None:
         "--time-to-quality", action="store_true", help="train, then find the first good checkpoint"
     )
     parser.add_argument("--from-run", help="the checkpoint search over a run made already")
+    parser.add_argument(
+        "--maps", choices=list(MAPS), default="random maps", help="--from-run's maps"
+    )
     cli = parser.parse_args()
     print(f"load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
@@ -149,24 +158,28 @@ def main() -> None:
         f"  MAPPO overall (rollouts + updates) {float(rows[-1]['charts/sps']):8,.0f} agent turns/s"
     )
 
-    scripted = evaluate("scripted", cli.episodes, "scripted")
-    shipped = MAPPOPolicy.load(checkpoint("mappo.pt"))
-    learned = evaluate(dict.fromkeys(shipped.agents, shipped), cli.episodes, "mappo")
-    turns = shipped.checkpoint["global_step"]
-    print(f"\nquality on the default rules, seeds {EVAL_SEED}... (goal: >= {GOAL_RATE:.0%} made, "
-          f"rounds <= {ROUNDS_MARGIN:.1f} x the scripted team's)")  # fmt: skip
-    print(line("scripted team", scripted))
-    print(line(f"shipped mappo ({turns / 1e6:.2f}M)", learned)
-          + ("  goal met" if meets_goal(learned, scripted) else "  goal NOT met"))  # fmt: skip
-    print(f"  trained by: {TRAINING_COMMAND}")
+    scripted = {maps: evaluate("scripted", cli.episodes, "scripted", maps) for maps in MAPS}
+    for maps in MAPS:
+        goal = f">= {GOAL_RATE:.0%} made, rounds <= {ROUNDS_MARGIN:.1f} x the scripted team's"
+        print(f"\nquality on {maps}, seeds {EVAL_SEED}... (goal: {goal})")
+        print(line("scripted team", scripted[maps]))
+        for name, (file, _) in SHIPPED.items():
+            shipped = MAPPOPolicy.load(checkpoint(file))
+            learned = evaluate(dict.fromkeys(shipped.agents, shipped), cli.episodes, name, maps)
+            turns = shipped.checkpoint["global_step"]
+            verdict = "  goal met" if meets_goal(learned, scripted[maps]) else "  goal NOT met"
+            print(line(f"{name} ({turns / 1e6:.2f}M)", learned) + verdict)
+    for name, (_, command) in SHIPPED.items():
+        print(f"  {name} trained by: {command}")
 
     if cli.from_run:
-        time_to_quality(Path(cli.from_run), scripted, cli.episodes, None)
+        time_to_quality(Path(cli.from_run), scripted[cli.maps], cli.episodes, None, cli.maps)
     if cli.time_to_quality:
         out = Path(tempfile.mkdtemp(prefix="craft_ttq_"))
         start = time.time()
         train(training_args(str(out)))
-        time_to_quality(out, scripted, cli.episodes, time.time() - start)
+        fixed = "the fixed map"
+        time_to_quality(out, scripted[fixed], cli.episodes, time.time() - start, fixed)
 
 
 if __name__ == "__main__":

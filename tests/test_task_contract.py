@@ -500,6 +500,34 @@ def test_each_seats_vector_carries_exactly_what_its_text_states(env_id):
     assert check_parity(env_id, episodes=4, max_turns=300) >= 20
 
 
+#: Task arguments under which a task's rules text changes from one episode to the next.
+RULES_THAT_CHANGE = {"mase/Craft-v0": {"layout": "random"}}
+
+
+@pytest.mark.parametrize("env_id", TASKS)
+def test_rules_that_change_between_episodes_are_start_knowledge_of_both_views(env_id):
+    """A seat's rules text is what it knows at the start. Where it is the same every episode it
+    is the task's configuration; where it changes (a new map each episode) the vector must
+    hold what changes: two episodes whose first observation text is the same but whose rules
+    differ must have different first vectors, and the views agree there."""
+    kwargs = RULES_THAT_CHANGE.get(env_id, {})
+    firsts: dict[str, dict[str, bytes]] = {}  # first text -> rules -> first vector
+    for seed in range(4 if env_id not in RULES_THAT_CHANGE else 40):
+        base = mase.make(env_id, obs_mode="both", **kwargs).unwrapped
+        base.reset(seed=seed)
+        agent = base.agents[0]
+        obs = base.observe(agent)
+        firsts.setdefault(obs["text"], {})[base.rules_text(agent)] = obs["observation"].tobytes()
+    changes = len({r for group in firsts.values() for r in group}) > 1
+    assert changes == (env_id in RULES_THAT_CHANGE), "list it in RULES_THAT_CHANGE"
+    if changes:
+        alike = [group for group in firsts.values() if len(group) > 1]
+        assert alike, "no two episodes began with the same text: try more seeds"
+        for group in alike:
+            assert len(set(group.values())) == len(group), "rules that differ, vectors alike"
+        assert check_parity(env_id, episodes=2, max_turns=200, **kwargs) >= 20
+
+
 # -- hostile input: the clear errors of every view, and the global state in every mode -----
 
 

@@ -113,8 +113,10 @@ class CraftEnv(TaskEnv):
                         own place, own inventory, the goal, the resources and stations here,
                         teammates' places when seen, round, whether the last action failed,
                         the paths from here, what it saw each agent do since its last turn,
-                        why its last action failed, and what teammates' messages claimed
-                        (the facts of the text, read back by ``vector_knowledge``)
+                        why its last action failed, what teammates' messages claimed, and
+                        the map the rules text states (paths, sources, stations: it changes
+                        each episode on random maps); the facts of the text and of the
+                        rules' map, read back by ``vector_knowledge``
         text            what the agent saw happen since its last turn (with the facts it
                         showed, "Bravo has 3 planks."), then its place, inventory, what is
                         here, the paths, the recipe book, the goal, its legal actions, and
@@ -183,6 +185,7 @@ class CraftEnv(TaskEnv):
     policies = {
         "planner": "mase.envs.craft.planner:policy",
         "mappo": "mase.envs.craft.policies:mappo",
+        "mappo-random": "mase.envs.craft.policies:mappo_random",
     }
     table_columns = (
         ("success", "success", "{:.1%}"),
@@ -483,9 +486,16 @@ class CraftEnv(TaskEnv):
         return self.codec.layout(agent)
 
     def text_knowledge(self, agent: str, text: str) -> dict:
-        """The facts a text observation states (:func:`.text.read_observation`) and its claims."""
+        """The facts a text observation states, its claims, and the map of the rules text.
+
+        :func:`.text.read_observation` reads the observation, :func:`.text.read_rules` the map
+        the seat's rules text states: a seat holds both, and on random maps the map changes
+        each episode.
+        """
         self._check_agent(agent)
-        return {**words.read_observation(text, self.book, agent), **text_told(self, text)}
+        facts = words.read_rules(self.rules_text(agent), self.book)
+        facts.update(words.read_observation(text, self.book, agent))
+        return {**facts, **text_told(self, text)}
 
     def vector_knowledge(self, agent: str, vector: np.ndarray) -> dict:
         """The facts an observation vector holds (:meth:`.vector.ObservationCodec.decode`)."""

@@ -493,6 +493,31 @@ def _item(name: str) -> str:
     return _ITEMS[_key_name(name)]
 
 
+_PATH_PAIR = re.compile(rf"({_PLACE})-({_PLACE})", re.I)
+
+
+def read_rules(text: str, book: Book) -> dict[tuple, object]:
+    """The map the rules text (:func:`rules_text`) states: the facts that change with it.
+
+    ``("map",)`` the paths (a frozenset of place pairs, each in the places' order), and each
+    resource's source and station's place (``("source", r)``, ``("station", s)``), keyed as
+    :func:`parse_facts` reads them. The rest of the rules (the team, the recipe book, the
+    round limit) is the task's configuration, the same every episode.
+    """
+    facts: dict[tuple, object] = {}
+    order = {p: i for i, p in enumerate(PLACES)}
+    for line in text.split("\n"):
+        if line.startswith("Places: ") and " Paths (" in line:
+            pairs = _PATH_PAIR.findall(line.split(" Paths (", 1)[1])
+            edges = (tuple(sorted((a.lower(), b.lower()), key=order.get)) for a, b in pairs)
+            facts[("map",)] = frozenset(edges)
+        elif line.startswith(("Resources (", "Stations: ")):
+            facts.update(
+                (k, v) for k, v in parse_facts(line, book).items() if k[0] in ("source", "station")
+            )
+    return facts
+
+
 def read_observation(text: str, book: Book, agent: str) -> dict[tuple, object]:
     """The facts a text observation of ``agent`` states (its messages left out).
 

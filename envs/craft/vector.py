@@ -38,10 +38,17 @@ told             (A-1) * M   per teammate (turn order, self left out), the facts
                              each agent's place (one-hot), each agent's count of each
                              item (claimed, count / C), each resource's and station's
                              place (one-hot)
+map_paths        P(P-1)/2    the map's paths as the rules text states them: one flag
+                             per pair of places, in the places' order
+map_sources      R * P       each resource's source (one-hot per resource)
+map_stations     S * P       each station's place (one-hot per station)
 ===============  ==========  ==========================================================
 
 The first nine blocks are the vector of the task's first release; the others follow them, so
-an actor trained on the first release reads the same prefix. :func:`decode` reads a vector
+an actor trained on the first release reads the same prefix. The map blocks hold what the
+rules text (:func:`.text.rules_text`) tells each seat at the start, which changes with the
+map on random maps (``layout="random"``); the resources, stations and paths blocks must agree
+with them. :func:`decode` reads a vector
 back into the fact keys :func:`.text.read_observation` reads from the text (and raises
 ``ValueError`` for a vector the encoder never writes). Bounds: a count is at most
 :func:`count_bound` (no episode can reach more); a message's claim of a larger count, of a
@@ -127,6 +134,10 @@ class ObservationCodec:
         self.seen_size = len(SEEN_KINDS) + 2 * n_p + 2 * n_i + n_a + 2
         self.failure_size = len(FAILURE_CODES) + 2 * n_p + 2 * n_i + n_a + 2
         self.told_size = 2 + n_i + n_a * n_p + 2 * n_a * n_i + n_r * n_p + n_s * n_p
+        #: The pairs of places a path may join, in the places' order (the map_paths block).
+        self.pairs = tuple(
+            (a, b) for i, a in enumerate(layout.places) for b in layout.places[i + 1 :]
+        )
         self._layouts: dict[str, VectorLayout] = {}
         first = self.layout(layout.agents[0])
         self.size = first.size
@@ -175,6 +186,12 @@ class ObservationCodec:
                 f"claims of counts over {self.bound}, rounds over {self.max_rounds}, or agents "
                 "and items not in the game are not read, in either view",
             ),
+            Block(
+                "map_paths", len(self.pairs),
+                "the map's paths, as the rules state them: one flag per pair of places",
+            ),
+            Block("map_sources", len(book.resources) * n_p, "each resource's source (one-hot)"),
+            Block("map_stations", len(book.stations) * n_p, "each station's place (one-hot)"),
         ]  # fmt: skip
         layout = self._layouts[agent] = VectorLayout(blocks)
         return layout
@@ -251,8 +268,25 @@ class ObservationCodec:
         if failure is not None:
             vec[off["failure"] : off["failure"] + self.failure_size] = self._failure(failure)
         if claims:
-            vec[off["told"] :] = self._told(agent, claims).ravel()
+            told = off["told"]
+            vec[told : told + (len(self.agents) - 1) * self.told_size] = self._told(
+                agent, claims
+            ).ravel()
+        vec[off["map_paths"] : off["map_stations"] + len(self.book.stations) * n_p] = self._map(
+            layout
+        )
         return vec
+
+    def _map(self, layout: Layout) -> np.ndarray:
+        """The map blocks: path flags, then each resource's and station's place."""
+        joined = [float(b in layout.neighbours[a]) for a, b in self.pairs]
+        n_p = len(self.places)
+        where = [layout.sources[r] for r in self.book.resources]
+        where += [layout.stations[s] for s in self.book.stations]
+        return np.concatenate(
+            [np.asarray(joined, dtype=np.float32)]
+            + [_one_hot(n_p, self.place_index[p]) for p in where]
+        )
 
     def _seen(self, agent: str, inbox: Iterable[Event], out: np.ndarray) -> None:
         """Fill the seen block ``out`` (``[agent, row]``) from the inbox."""
@@ -383,11 +417,7 @@ class ObservationCodec:
             raise ValueError("the inventory and counts blocks disagree")
         for item, n in zip(self.items, counts, strict=True):
             facts[("has", agent, item)] = n
-        for r in _flags(parts["resources"], self.book.resources, "resources"):
-            facts[("source", r)] = here
-        for s in _flags(parts["stations"], self.book.stations, "stations"):
-            facts[("station", s)] = here
-        facts[("paths",)] = frozenset(_flags(parts["paths"], self.places, "paths"))
+        facts.update(self._decode_map(parts, here))
         seen = parts["seen"].reshape(len(self.agents), self.seen_size)
         for j, actor in enumerate(self.agents):
             facts.update(self._decode_event(actor, seen[j]))
@@ -401,6 +431,33 @@ class ObservationCodec:
         told = parts["told"].reshape(-1, self.told_size)
         for slot, sender in enumerate(self.mates(agent)):
             facts.update(self._decode_told(sender, told[slot]))
+        return facts
+
+    def _decode_map(self, parts: dict[str, np.ndarray], here: str) -> dict:
+        """The map's facts, and what of it is at own place (which must agree with it)."""
+        n_p = len(self.places)
+        book = self.book
+        edges = frozenset(_flags(parts["map_paths"], self.pairs, "map_paths"))
+        facts: dict = {("map",): edges}
+        rows = np.concatenate([parts["map_sources"], parts["map_stations"]]).reshape(-1, n_p)
+        names = [("source", r) for r in book.resources] + [("station", s) for s in book.stations]
+        for key, row in zip(names, rows, strict=True):
+            place = _which(row, self.places, f"{key[1]}'s place")
+            if place is None:
+                raise ValueError(f"the map places no {key[1]}")
+            facts[key] = place
+        doors = frozenset(b if a == here else a for a, b in edges if here in (a, b))
+        facts[("paths",)] = frozenset(_flags(parts["paths"], self.places, "paths"))
+        local = [facts[("source", r)] == here for r in book.resources]
+        stations = [facts[("station", s)] == here for s in book.stations]
+        if (
+            facts[("paths",)] != doors
+            or _flags(parts["resources"], book.resources, "resources")
+            != [r for r, at in zip(book.resources, local, strict=True) if at]
+            or _flags(parts["stations"], book.stations, "stations")
+            != [s for s, at in zip(book.stations, stations, strict=True) if at]
+        ):
+            raise ValueError("what is at own place disagrees with the map")
         return facts
 
     def _decode_event(self, actor: str, row: np.ndarray) -> dict:

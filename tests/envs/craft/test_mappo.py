@@ -36,3 +36,21 @@ def test_a_checkpoint_of_ones_own_is_played_by_path_and_a_missing_one_is_refused
     assert policy.agents == ["alpha", "bravo", "charlie"]
     with pytest.raises(FileNotFoundError):
         make_policy(f"mappo:{tmp_path / 'none.pt'}", mase.make(ENV_ID))
+
+
+def test_the_random_map_team_plays_random_maps_legally():
+    env = mase.make(ENV_ID, layout="random")
+    policy = make_policy("mappo-random", env)
+    assert policy.checkpoint["env_kwargs"]["layout"] == "random"
+    assert policy.checkpoint["obs_dim"] == env.unwrapped.codec.size  # the map in the vector
+    summary = mase.evaluate(
+        ENV_ID,
+        dict.fromkeys(policy.agents, policy),
+        episodes=3,
+        seed=500,
+        env_kwargs={"layout": "random"},
+        messages=False,
+        record_text=False,
+    )
+    assert summary["failed"] == 0
+    assert summary["metrics"]["valid_action_rate"]["mean"] == 1.0

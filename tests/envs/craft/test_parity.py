@@ -57,10 +57,39 @@ def test_what_the_agent_sees_now_is_read_from_both_views():
     assert ("place", "charlie") not in facts  # elsewhere, and teammates are not seen
     assert facts[("has", "alpha", "wood")] == 40  # past the old cap of 16: exact
     assert facts[("has", "alpha", "plank")] == 0
-    assert facts[("source", "wood")] == "forest" and ("source", "reed") not in facts
+    assert facts[("source", "wood")] == "forest"  # here, and on the map the rules state
+    assert facts[("source", "reed")] == "river"  # elsewhere: the map the rules state
     # the fixed map's paths from the forest: village, mine, workshop
     assert facts[("paths",)] == {"village", "mine", "workshop"}
     assert "Paths from the forest lead to the village, the mine and the workshop." in text
+
+
+def test_a_random_map_the_rules_state_is_in_both_views_and_changes_with_the_episode():
+    maps = set()
+    for seed in range(4):
+        env = mase.make(ENV_ID, obs_mode="both", layout="random")
+        env.reset(seed=seed)
+        b, layout = env.unwrapped, env.unwrapped.layout
+        rules = b.rules_text("bravo")
+        facts = b.vector_knowledge("bravo", b.observe("bravo")["observation"])
+        assert facts == b.text_knowledge("bravo", b.observe("bravo")["text"])
+        assert facts[("map",)] == set(layout.paths)
+        assert "Paths (" in rules and all(f"{a}-{b_}" in rules for a, b_ in facts[("map",)])
+        for resource, place in layout.sources.items():
+            assert facts[("source", resource)] == place
+        for station, place in layout.stations.items():
+            assert facts[("station", station)] == place
+        maps.add(facts[("map",)])
+    assert len(maps) > 1  # a new map each episode, in both views
+
+
+def test_a_vector_whose_local_blocks_disagree_with_its_map_is_refused():
+    env, b = _env()
+    vector = b.observe("alpha")["observation"].copy()
+    at = b.codec.offset["paths"] + b.codec.place_index["mine"]  # the village has no path there
+    vector[at] = 1.0
+    with pytest.raises(ValueError, match="disagrees with the map"):
+        b.vector_knowledge("alpha", vector)
 
 
 def test_what_an_agent_saw_teammates_do_is_in_both_views():
