@@ -2,7 +2,7 @@
 
 Each game is a ranked match between teams:
 
-- in a task whose seats are dealt sides (``env.unwrapped.sides``, Avalon's good and evil), a
+- in a task whose seats are dealt sides (``env.unwrapped.sides``, such as good and evil), a
   game is one episode, one policy a side; the schedule cycles through every ordered pair of
   two different policies, so each plays every side against every other. The side that won
   (the episode's ``SIDE_won`` metric) ranks first.

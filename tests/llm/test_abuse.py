@@ -236,7 +236,9 @@ def test_a_huge_prompt_costs_a_few_json_parses_not_a_scan_per_header():
         status, reply = raw_exchange(server, post(body))
         answered = time.perf_counter() - start
     assert status == 200 and reply["choices"][0]["message"]["content"]
-    assert answered < 20 * parse + 0.5, (answered, parse)
+    # a scan per header per message took 90x the parse; on a loaded 2-core machine an answer
+    # took 31x (1.46 s against 0.047 s), so the bound leaves room for load and none for the scan
+    assert answered < 40 * parse + 1.0, (answered, parse)
 
 
 HOSTILE = {
