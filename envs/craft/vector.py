@@ -139,6 +139,7 @@ class ObservationCodec:
             (a, b) for i, a in enumerate(layout.places) for b in layout.places[i + 1 :]
         )
         self._layouts: dict[str, VectorLayout] = {}
+        self._map_of: tuple[Layout, np.ndarray] | None = None
         first = self.layout(layout.agents[0])
         self.size = first.size
         #: Where each block starts (the same for every agent).
@@ -278,15 +279,22 @@ class ObservationCodec:
         return vec
 
     def _map(self, layout: Layout) -> np.ndarray:
-        """The map blocks: path flags, then each resource's and station's place."""
+        """The map blocks: path flags, then each resource's and station's place.
+
+        Made once per map: every observation of an episode holds the same blocks.
+        """
+        if self._map_of is not None and self._map_of[0] is layout:
+            return self._map_of[1]
         joined = [float(b in layout.neighbours[a]) for a, b in self.pairs]
         n_p = len(self.places)
         where = [layout.sources[r] for r in self.book.resources]
         where += [layout.stations[s] for s in self.book.stations]
-        return np.concatenate(
+        blocks = np.concatenate(
             [np.asarray(joined, dtype=np.float32)]
             + [_one_hot(n_p, self.place_index[p]) for p in where]
         )
+        self._map_of = (layout, blocks)
+        return blocks
 
     def _seen(self, agent: str, inbox: Iterable[Event], out: np.ndarray) -> None:
         """Fill the seen block ``out`` (``[agent, row]``) from the inbox."""
