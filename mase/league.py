@@ -354,7 +354,8 @@ def _check_out(root: Path, settings: dict, resume: bool) -> None:
     if not resume and (root / "games").is_dir() and any((root / "games").iterdir()):
         raise ValueError(f"{root} already holds games; pass resume to continue the league")
     root.mkdir(parents=True, exist_ok=True)
-    saved.write_text(json.dumps(settings, indent=1) + "\n") if not saved.is_file() else None
+    if not saved.is_file():
+        saved.write_text(json.dumps(settings, indent=1) + "\n")
 
 
 def plot_leaderboard(board: Leaderboard, out: str | os.PathLike) -> Path:
