@@ -613,9 +613,7 @@ def cmd_crossplay(args: argparse.Namespace) -> int:
 
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     columns = [p.strip() for p in (args.columns or "").split(",") if p.strip()] or policies
-    if args.plot and not args.plot.endswith(".png"):
-        raise ValueError(f"--plot writes a PNG file: give FILE.png, not {args.plot!r}")
-    if _plotting_missing(args):  # before any episode is played
+    if _png_plot_unusable(args):  # before anything is played
         return 2
     env_kwargs = dict(args.env_arg or [])
     probe = mase.make(args.env, **env_kwargs)
@@ -669,9 +667,7 @@ def cmd_league(args: argparse.Namespace) -> int:
     from mase.league import league, plot_leaderboard, schedule
 
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
-    if args.plot and not args.plot.endswith(".png"):
-        raise ValueError(f"--plot writes a PNG file: give FILE.png, not {args.plot!r}")
-    if _plotting_missing(args):  # before any game is played
+    if _png_plot_unusable(args):  # before anything is played
         return 2
     env_kwargs = dict(args.env_arg or [])
     probe = mase.make(args.env, **env_kwargs)
@@ -693,6 +689,17 @@ def cmd_league(args: argparse.Namespace) -> int:
     if args.out:
         print(f"records: {args.out} (a directory a game; league.json)")
     return 0 if board.played else 1
+
+
+def _png_plot_unusable(args: argparse.Namespace) -> bool:
+    """Whether ``--plot`` cannot be drawn (as :func:`_plotting_missing`).
+
+    Raises:
+        ValueError: ``--plot`` names no ``.png`` file.
+    """
+    if args.plot and not args.plot.endswith(".png"):
+        raise ValueError(f"--plot writes a PNG file: give FILE.png, not {args.plot!r}")
+    return _plotting_missing(args)
 
 
 def _plotting_missing(args: argparse.Namespace) -> bool:
