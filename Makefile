@@ -18,7 +18,7 @@ LOCAL_STAMP := $(VENV)/.installed-local
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[rl,plot,tensorboard,debate,deliberation,agentverse,league,ray,rllib,docs,dev]"
+	$(BIN)/pip install --quiet -e ".[rl,plot,tensorboard,debate,deliberation,agentverse,league,web,ray,rllib,docs,dev]"
 	touch $(STAMP)
 
 ## demo: the paper's Tables 1 and 2 on search and rescue: random, scripted, CBS, MAPPO, SB3 PPO,

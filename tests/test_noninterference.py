@@ -4,8 +4,9 @@ Twin episodes differ only in something seat X cannot know; until X is in the aud
 event that differs between them, X must be given byte-identical observations (text and
 vector), action masks, rewards, endings, infos (its Theory-of-Mind questions included; the
 episode's metrics, handed over with the last step for the records, aside), prompts (what an
-LLM seat would send for its move and for each question) and its own replay page (``mase replay
---seat X``); and until an event every seat saw differs, the default replay page
+LLM seat would send for its move and for each question), its own replay page (``mase replay
+--seat X``) and, after every move, the state its web page is sent (``mase play --web``,
+:class:`mase.web.SeatViews`); and until an event every seat saw differs, the default replay page
 (:mod:`mase.replay`, the common view) must be the same. Parametrized over
 :data:`test_task_contract.TASKS`, so a new task inherits it, and played through every wrapper
 that adds to what a seat is shown (``MessageChannel``, ``BeliefState`` where the task writes
@@ -29,6 +30,7 @@ from mase.llm import LLMConfig
 from mase.replay import replay_html
 from mase.replay.views import COMMON, page_record
 from mase.task import TaskEnv
+from mase.web import SeatViews
 from mase.wrappers import BeliefState, MessageChannel, Recorder, ToMProbe
 from mase.wrappers.recorder import event_dict
 
@@ -85,8 +87,9 @@ def _prompts(agent: LLMAgent, text: str, questions) -> str:
 def play(env_id, seed, deviate_at=None, options=None):
     """One episode: each seat's views in order, the event log, and the recorded episode.
 
-    Returns ``(views, log, record, deviated)``: ``views[seat]`` is a list of
-    ``(visible events so far, view)`` at each of its turns.
+    Returns ``(views, log, record, deviated)``: ``views[seat]["turns"]`` is a list of
+    ``(visible events so far, view)`` at each of its turns, ``views[seat]["web"]`` the same
+    with its web page's state after every move.
     """
     env = stack(env_id)
     env.reset(seed=seed, options=options)
@@ -98,6 +101,8 @@ def play(env_id, seed, deviate_at=None, options=None):
         team[s].reset(s, env, seed=1000 * seed + i)
         readers[s].reset(s, env)
     views = {s: [] for s in seats}
+    web = {s: [] for s in seats}  # after every move: (what the seat has seen, its page's state)
+    pages = SeatViews()
     turns, moves, deviated, cut = [], 0, False, False
     rng = np.random.default_rng(seed)
     for agent in env.agent_iter(4 * MOVES):
@@ -120,6 +125,8 @@ def play(env_id, seed, deviate_at=None, options=None):
             _prompts(readers[agent], text, info.get("tom_questions")),
         )
         views[agent].append((seen, view))
+        for s in seats:
+            _web_view(web[s], base, env, s, pages)
         if terminated or truncated:
             env.step(None)
             continue
@@ -136,9 +143,20 @@ def play(env_id, seed, deviate_at=None, options=None):
         env.step(action)
         turns.append(turn)
         moves += 1
+    views = {s: {"turns": views[s], "web": web[s]} for s in seats}
     record = {"episode": 0, "turns": turns, "cut": cut, **env.episode_record()}
     record["frames"] = record["frames"][: len(turns) + 1]
     return views, base.event_log, record, deviated
+
+
+def _web_view(views, base, env, seat, pages):
+    """The state of ``seat``'s web page now, with what the seat has seen so far."""
+    seen = tuple(
+        json.dumps(event_dict(e), sort_keys=True, default=str)
+        for e in base.event_log
+        if seat in e.audience
+    )
+    views.append((seen, json.dumps(pages.state(env, seat), sort_keys=True)))
 
 
 def _visible(record, watchers):
@@ -181,11 +199,13 @@ def check_twins(env_id, a, b, skip=()):
     for seat in seats:
         if seat in skip:
             continue
-        for (seen_a, view_a), (seen_b, view_b) in zip(views_a[seat], views_b[seat], strict=False):
-            if seen_a != seen_b:
-                break  # the difference is shown to it now
-            assert view_a == view_b, f"{env_id}: {seat} is shown a difference it did not see"
-            compared += 1
+        for kind in ("turns", "web"):
+            pairs = zip(views_a[seat][kind], views_b[seat][kind], strict=False)
+            for (seen_a, view_a), (seen_b, view_b) in pairs:
+                if seen_a != seen_b:
+                    break  # the difference is shown to it now
+                assert view_a == view_b, f"{env_id}: {seat}'s {kind} show what it did not see"
+                compared += 1
     # the default page, and each seat's page of its own view
     for view in [COMMON, *(seat for seat in seats if seat not in skip)]:
         compared += check_page(env_id, rec_a, rec_b, seats, view)

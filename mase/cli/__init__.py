@@ -251,7 +251,46 @@ def _add_play_parser(sub: argparse._SubParsersAction) -> None:
         "--team", default="scripted", help="policies for the other seats; " + _team_help()
     )
     p.add_argument("--seed", type=int, default=None, help="episode seed (default: random)")
+    _add_web_arguments(p)
     p.set_defaults(func=cmd_play)
+
+
+def _add_web_arguments(p: argparse.ArgumentParser) -> None:
+    """``mase play --web``: the seats in browsers, the server, the records."""
+    web = p.add_argument_group(
+        "web play (--web)",
+        "Serve the game on a local web server: --team names every seat, 'human' for each "
+        "person (or --seat); one link is printed per person's seat. The games are recorded "
+        "like `mase eval --record` runs.",
+    )
+    web.add_argument("--web", action="store_true", help="play in browsers, not the terminal")
+    web.add_argument("--host", default="127.0.0.1", help="address to serve on (default loopback)")
+    web.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    web.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --host other than loopback (anyone with a link plays that seat)",
+    )
+    web.add_argument("--episodes", type=int, default=1, help="games played in turn (default 1)")
+    web.add_argument("--out", help="directory of the games' records (and the seats' links)")
+    web.add_argument("--resume", action="store_true", help="keep the finished games in --out")
+    web.add_argument(
+        "--move-time-limit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds a person's move may take; then --fallback moves (default: no limit)",
+    )
+    web.add_argument(
+        "--fallback", default="random", help="the policy that moves for a person out of time"
+    )
+    web.add_argument(
+        "--close-after",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop the server this long after the last game ends (default: at Ctrl-C)",
+    )
 
 
 def _add_train_parser(sub: argparse._SubParsersAction) -> None:

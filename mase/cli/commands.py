@@ -456,7 +456,11 @@ def _print_preset(
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    """A person plays one seat in the terminal; the other seats are played by policies."""
+    """A person plays one seat in the terminal (or, with ``--web``, people in browsers)."""
+    if getattr(args, "web", False):
+        from mase.cli.web import cmd_play_web
+
+        return cmd_play_web(args)
     env = mase.make(args.env, **dict(args.env_arg or []))
     if not args.no_messages:
         env = MessageChannel(env)

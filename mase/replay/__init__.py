@@ -35,8 +35,10 @@ from mase.runner.store import read_records
 __all__ = [
     "ANALYST",
     "COMMON",
+    "REPLAY_FILES",
     "episode_records",
     "find_run",
+    "inline_script",
     "replay_html",
     "task_drawing",
     "task_seats",
@@ -44,6 +46,8 @@ __all__ = [
 ]
 
 _HERE = resources.files(__name__)
+#: The folder of the viewer's files (``viewer.html``, ``viewer.css``, ``viewer.js``, ``dom.js``).
+REPLAY_FILES = _HERE
 
 
 def task_drawing(env_id: str, env_kwargs: dict | None = None) -> str:
@@ -120,7 +124,8 @@ def _embedded(data: Any) -> str:
     return text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
 
 
-def _script(source: str) -> str:
+def inline_script(source: str) -> str:
+    """``source`` as it can sit inside a ``<script>`` element."""
     return source.replace("</script", "<\\/script")
 
 
@@ -175,8 +180,9 @@ def replay_html(
         template.replace("{{title}}", html.escape(title))
         .replace("{{style}}", (_HERE / "viewer.css").read_text())
         .replace("{{episode}}", _embedded(page))
-        .replace("{{drawing}}", _script(drawing))
-        .replace("{{viewer}}", _script((_HERE / "viewer.js").read_text()))
+        .replace("{{dom}}", inline_script((_HERE / "dom.js").read_text()))
+        .replace("{{drawing}}", inline_script(drawing))
+        .replace("{{viewer}}", inline_script((_HERE / "viewer.js").read_text()))
     )
 
 

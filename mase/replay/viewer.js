@@ -19,17 +19,7 @@
 
   function $(id) { return document.getElementById(id); }
 
-  // An element with text children only (never HTML from the record: model text is data).
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
-    (children || []).forEach(function (c) {
-      if (c === null || c === undefined) { return; }
-      node.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
-    });
-    return node;
-  }
-  window.MASE_EL = el;
+  var el = window.MASE_EL;  // dom.js
 
   function clear(node) { while (node.firstChild) { node.removeChild(node.firstChild); } }
 
