@@ -15,9 +15,16 @@ import urllib.error
 import urllib.request
 
 import pytest
-from pettingzoo.utils.wrappers import BaseWrapper
 from test_task_contract import TASKS
-from web_clients import SeatClient, first_legal, play_all, play_out, socket_url
+from web_clients import (
+    DealOptions,
+    SeatClient,
+    first_legal,
+    play_all,
+    play_out,
+    same_until_seen,
+    socket_url,
+)
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
@@ -127,17 +134,6 @@ def test_a_closed_tab_rejoins_where_the_game_is():
     assert game.finished.is_set() and not game.error
 
 
-class DealOptions(BaseWrapper):
-    """Resets with the given options (the twin deals of ``hidden_twins``)."""
-
-    def __init__(self, env, options):
-        super().__init__(env)
-        self.options = options
-
-    def reset(self, seed=None, options=None):
-        self.env.reset(seed=seed, options=self.options)
-
-
 def _bytes_to_every_seat(options, seed):
     env_args = {"roles": "avalonbench-5", "discussion": 1}
     seats = mase.make("mase/Avalon-v0", **env_args).possible_agents
@@ -162,12 +158,7 @@ def test_every_byte_a_seat_is_sent_is_the_same_in_twin_deals_it_cannot_tell_apar
     for seed in (0, 1):
         ((blind, deal_a, deal_b),) = base.hidden_twins(seed)
         a, b = _bytes_to_every_seat(deal_a, seed), _bytes_to_every_seat(deal_b, seed)
-        for frame_a, frame_b in zip(a[blind], b[blind], strict=False):
-            seen_a, seen_b = (json.loads(f).get("events") for f in (frame_a, frame_b))
-            if seen_a != seen_b:
-                break
-            assert frame_a == frame_b, f"{blind} was sent a difference it did not see"
-            compared += 1
+        compared += same_until_seen(a[blind], b[blind])
         assert a != b  # the deals did differ for the other seats
     assert compared > 20
 

@@ -6,6 +6,7 @@ import json
 import threading
 from urllib.parse import urlsplit
 
+from pettingzoo.utils.wrappers import BaseWrapper
 from websockets.sync.client import connect
 
 #: Seconds a test waits for the server's next message before it calls the game stuck.
@@ -104,3 +105,30 @@ def play_all(clients: list[SeatClient], choose=first_legal) -> None:
         t.join(10 * WAIT)
     if errors:
         raise errors[0]
+
+
+class DealOptions(BaseWrapper):
+    """Resets with the given options (the twin deals of a task's ``hidden_twins``)."""
+
+    def __init__(self, env, options):
+        super().__init__(env)
+        self.options = options
+
+    def reset(self, seed=None, options=None):
+        self.env.reset(seed=seed, options=self.options)
+
+
+def same_until_seen(frames_a: list[str], frames_b: list[str]) -> int:
+    """How many frames two twin games sent a seat alike, before what it saw differed.
+
+    Raises ``AssertionError`` at a frame that differs while the events the seat was shown
+    (its state's ``events``) are the same.
+    """
+    compared = 0
+    for frame_a, frame_b in zip(frames_a, frames_b, strict=False):
+        seen_a, seen_b = (json.loads(f).get("events") for f in (frame_a, frame_b))
+        if seen_a != seen_b:
+            break
+        assert frame_a == frame_b, f"a seat was sent a difference it did not see: {frame_a[:300]}"
+        compared += 1
+    return compared

@@ -111,6 +111,8 @@ def web_app(games: list[WebGame], title: str = "MASE") -> Starlette:
         game, seat = games[where[0]], where[1]
         try:
             await websocket.send_json(game.state(seat))
+            if game.finished.is_set():  # a tab that joins after the end is told so
+                await websocket.send_json({"type": "finished", "error": game.error})
             sender = asyncio.create_task(_send_all(websocket, outbox))
             try:
                 await _read_all(websocket, game, seat, outbox)

@@ -141,14 +141,17 @@
 
   function connect() {
     var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-    socket = new WebSocket(scheme + window.location.host + "/ws/" + encodeURIComponent(token));
+    socket = seat.socket = new WebSocket(scheme + window.location.host + "/ws/" + encodeURIComponent(token));
     $("connection").textContent = "connecting";
     socket.onopen = function () { rejoins = 0; $("connection").textContent = "connected"; };
     socket.onmessage = function (event) {
       var message = JSON.parse(event.data);
       if (message.type === "state") { render(message); }
       else if (message.type === "refused" || message.type === "notice") { notice(message.text, message.type); }
-      else if (message.type === "finished" && message.error) { notice(message.error, "refused"); }
+      else if (message.type === "finished") {
+        document.body.setAttribute("data-finished", "true");
+        if (message.error) { notice(message.error, "refused"); }
+      }
     };
     socket.onclose = function (event) {
       seat.closed = event.code;
