@@ -23,6 +23,15 @@ Every game's episodes are evaluation records (:func:`mase.evaluate`) in their ow
 under ``out`` (``games/00012/`` and, for duplicate play, a directory per team), so an
 interrupted league resumes game by game, and ``mase replay`` and ``mase report`` read them;
 ``league.json`` holds the schedule and the leaderboard.
+
+Games played elsewhere join the league as they were recorded (``played``: the output
+directories of ``mase play --web`` or ``mase eval`` runs), so people are rated on the same
+scale as the models and bots they played with and against. Each finished episode is a game:
+its team is read from the run's ``config.json`` (its team spec, ``human`` for each person).
+In a task with sides, the seats' sides are the deal of the episode's seed, and the policies
+of each side's seats are that side's team; in a cooperative task, the league's own policies
+play the same seed as the other team (duplicate play), seat ``i`` by policy ``(k + i) mod n``
+in the ``k``-th such game. They are rated after the scheduled games, in the order given.
 """
 
 from __future__ import annotations
@@ -36,7 +45,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Game", "Leaderboard", "league", "plot_leaderboard", "rate", "schedule"]
+__all__ = [
+    "Game",
+    "Leaderboard",
+    "league",
+    "played_games",
+    "plot_leaderboard",
+    "rate",
+    "schedule",
+]
 
 #: Bootstrap resamples of the games for each rating's interval.
 RESAMPLES = 200
@@ -239,20 +256,96 @@ def play_game(env_id: str, game: Game, sides: tuple[str, ...], out: Path | None,
             result.outcome = [{"side": sides[0], "won": won}]
             result.ranks = [1, 2] if won else [2, 1]
         else:
-            keys = []
-            for k, seating in enumerate(game.teams):
-                where = root / "ab"[k] if root is not None else None
-                record = _play_team(env_id, _spec(seating), game.seed, where, resume, options)
-                returns = list((record.get("returns") or {}).values())
-                mean = float(np.mean(returns)) if returns else 0.0
-                rounds = float(record["metrics"].get("rounds", 0.0))
-                result.outcome.append({"team": seating, "return": mean, "rounds": rounds})
-                keys.append((mean, -rounds))
-            result.ranks = _ranks(keys)
-            result.teams = [game.policies(k) for k in range(len(game.teams))]
-            result.sides = ["all", "all"]
+            records = [
+                _play_team(env_id, _spec(seating), game.seed,
+                           root / "ab"[k] if root is not None else None, resume, options)
+                for k, seating in enumerate(game.teams)
+            ]  # fmt: skip
+            result = _duplicate_result(game, records)
     except (ValueError, ImportError, FileNotFoundError, KeyError) as exc:
         result.error = f"game {game.index}: {str(exc).splitlines()[0] if str(exc) else exc!r}"
+    return result
+
+
+def _recorded_seating(env_id: str, run: Path, seats: tuple, sides: tuple) -> list[tuple]:
+    """``(seed, seat -> policy, seat -> side)`` of every finished episode of the run ``run``."""
+    import mase
+    from mase.runner import parse_team
+    from mase.runner.store import read_records
+
+    config = json.loads((run / "config.json").read_text())
+    if config.get("env_id") != env_id:
+        raise ValueError(f"{run} holds games of {config.get('env_id')}, not {env_id}")
+    names = parse_team(str(config.get("team", "")), list(seats), sides)
+    env = mase.make(env_id, **dict(config.get("env_kwargs") or {}))
+    found = []
+    for record in read_records(run / "episodes.jsonl"):
+        if record.get("failed"):
+            continue
+        env.reset(seed=record["seed"])  # the seed deals the sides, as when it was played
+        dealt = {s: env.unwrapped.side_of(s) for s in seats} if sides else {}
+        seating = {s: n[dealt[s]] if isinstance(n, dict) else n for s, n in names.items()}
+        found.append((record, seating, dealt))
+    env.close()
+    return found
+
+
+def played_games(env_id: str, runs: list[str | os.PathLike], policies: list[str], first: int,
+                 out: Path | None, resume: bool, options: dict) -> list[Result]:  # fmt: skip
+    """The games recorded in ``runs`` as league results (module docstring).
+
+    They are numbered from ``first``; in a cooperative task the league's ``policies`` play
+    each one's other team (into ``out/played/NNNNN/``).
+
+    Raises:
+        FileNotFoundError: a run has no ``config.json``.
+        ValueError: a run of another task.
+    """
+    import mase
+    from mase.replay import find_run
+
+    env = mase.make(env_id, **dict(options.get("env_kwargs") or {}))
+    seats, sides = tuple(env.possible_agents), tuple(env.unwrapped.sides)
+    env.close()
+    results: list[Result] = []
+    for path in runs:
+        for record, seating, dealt in _recorded_seating(env_id, find_run(path), seats, sides):
+            k = first + len(results)
+            if sides:
+                results.append(_side_result(k, record, seating, dealt, sides))
+                continue
+            other = {s: policies[(k + i) % len(policies)] for i, s in enumerate(seats)}
+            game = Game(k, int(record["seed"]), (seating, other))
+            where = out / "played" / f"{k:05d}" if out is not None else None
+            replayed = _play_team(env_id, _spec(other), game.seed, where, resume, options)
+            results.append(_duplicate_result(game, [record, replayed]))
+    return results
+
+
+def _side_result(k: int, record: dict, seating: dict, dealt: dict, sides: tuple) -> Result:
+    """A recorded game of a task with sides: the first side's seats against the others'."""
+    won = float(record["metrics"].get(f"{sides[0]}_won", float("nan")))
+    if won not in (0.0, 1.0):
+        raise ValueError(f"a recorded game has no {sides[0]}_won metric to rank by")
+    teams = ({s: p for s, p in seating.items() if dealt[s] == sides[0]},
+             {s: p for s, p in seating.items() if dealt[s] != sides[0]})  # fmt: skip
+    game = Game(k, int(record["seed"]), teams)
+    return Result(game, [game.policies(0), game.policies(1)], [1, 2] if won else [2, 1],
+                  [sides[0], "/".join(sides[1:])], [{"side": sides[0], "won": won}])  # fmt: skip
+
+
+def _duplicate_result(game: Game, records: list[dict]) -> Result:
+    """Two teams' records of one seed, ranked by mean return, then fewer rounds."""
+    result = Result(game, sides=["all", "all"])
+    keys = []
+    for team, record in zip(game.teams, records, strict=True):
+        returns = list((record.get("returns") or {}).values())
+        mean = float(np.mean(returns)) if returns else 0.0
+        rounds = float(record["metrics"].get("rounds", 0.0))
+        result.outcome.append({"team": team, "return": mean, "rounds": rounds})
+        keys.append((mean, -rounds))
+    result.ranks = _ranks(keys)
+    result.teams = [game.policies(0), game.policies(1)]
     return result
 
 
@@ -300,6 +393,7 @@ def league(
     resume: bool = False,
     env_kwargs: dict | None = None,
     progress: bool = False,
+    played: list[str | os.PathLike] = (),
     **evaluate_options: Any,
 ) -> Leaderboard:
     """Play the league's games (resuming finished ones) and rate every policy.
@@ -313,6 +407,8 @@ def league(
         resume: continue an interrupted league in ``out`` (finished games are kept).
         env_kwargs: task arguments.
         progress: print a line per game played.
+        played: runs recorded elsewhere (``mase play --web --out DIR``, ``mase eval``) whose
+            games join the league (module docstring); their policies (``human``) are rated.
         **evaluate_options: more :func:`mase.evaluate` arguments (``llm``, ``messages``, ...).
 
     Raises:
@@ -328,6 +424,8 @@ def league(
     root = Path(out) if out is not None else None
     settings = {"env_id": env_id, "policies": list(policies), "games": games, "seed": seed,
                 "env_kwargs": env_kwargs or {}}  # fmt: skip
+    if played:
+        settings["played"] = [str(p) for p in played]
     if root is not None:
         _check_out(root, settings, resume)
     options = {"env_kwargs": env_kwargs, "record_text": False, **evaluate_options}
@@ -336,7 +434,11 @@ def league(
         results.append(play_game(env_id, game, sides, root, resume, options))
         if progress:
             print(f"game {game.index + 1}/{games}: ranks {results[-1].ranks}", flush=True)
-    board = standings(results, list(policies), env_id, games, seed)
+    if played:
+        results += played_games(env_id, list(played), list(policies), len(plan), root, resume,
+                                options)  # fmt: skip
+    rated = list(dict.fromkeys([*policies, *(p for r in results for t in r.teams for p in t)]))
+    board = standings(results, rated, env_id, len(results), seed)
     if root is not None:
         data = {**settings, "schedule": [asdict(g) for g in plan],
                 "results": [asdict(r) for r in results], "leaderboard": asdict(board)}  # fmt: skip

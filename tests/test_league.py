@@ -128,3 +128,50 @@ def test_without_openskill_the_error_names_the_extra(monkeypatch):
     with pytest.raises(ImportError, match=r"mase-suite\[league\]"):
         rate([], ["a", "b"])
     assert mase.make("mase/Avalon-v0", **AVALON)  # the rest of the suite does not need it
+
+
+def _web_games(out, env_id, team, episodes, env_kwargs=None):
+    """Games with a person at a web seat (a scripted one, through the real server)."""
+    from web_clients import SeatClient, play_all
+
+    from mase.web import WebGame, WebServer
+
+    game = WebGame(env_id, team, episodes=episodes, out=out, env_kwargs=env_kwargs)
+    with WebServer([game]) as server:
+        play_all([SeatClient(link) for link in server.links().values()])
+    assert not game.error
+    return out
+
+
+def test_games_played_at_the_web_table_join_the_league_and_rate_the_person(tmp_path):
+    played = _web_games(tmp_path / "web", "mase/SearchRescue-v0",
+                        {"alpha": "human", "bravo": "scripted", "charlie": "scripted"}, 2)  # fmt: skip
+    board = league("mase/SearchRescue-v0", ["scripted", "random"], games=2, seed=0,
+                   out=tmp_path / "league", played=[played])  # fmt: skip
+    person = next(s for s in board.standings if s.policy == "human")
+    assert person.games == 2 and board.played == 4
+    saved = json.loads((tmp_path / "league" / "league.json").read_text())
+    assert saved["played"] == [str(played)]
+    # the league's own policies played the other team of each recorded seed (duplicate play)
+    assert len(list((tmp_path / "league" / "played").iterdir())) == 2
+
+
+def test_a_person_at_an_avalon_table_is_rated_on_the_side_the_seed_dealt():
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as root:
+        env = mase.make("mase/Avalon-v0", **AVALON).unwrapped
+        team = {s: "scripted" for s in env.possible_agents} | {"bravo": "human"}
+        played = _web_games(f"{root}/web", "mase/Avalon-v0", team, 3, AVALON)
+        board = league("mase/Avalon-v0", ["scripted", "random"], games=2, env_kwargs=AVALON,
+                       played=[played])  # fmt: skip
+        sides = []
+        for seed in range(3):
+            env.reset(seed=seed)
+            sides.append(env.side_of("bravo"))
+    person = next(s for s in board.standings if s.policy == "human")
+    assert person.games == 3
+    assert sum(n for _, n in person.wins.values()) == 3
+    assert {side for side, (_, n) in person.wins.items() if n} == {
+        "good" if s == "good" else "evil" for s in sides
+    }

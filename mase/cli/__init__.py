@@ -501,6 +501,13 @@ def _add_league_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="schedule seed, first game's (default 0)")
     p.add_argument("--out", help="output directory (a directory per game, league.json)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted league")
+    p.add_argument(
+        "--played",
+        action="append",
+        metavar="DIR",
+        help="a run recorded elsewhere (mase play --web --out DIR, mase eval) whose games join "
+        "the league, its people ('human') rated beside the policies (repeatable)",
+    )
     p.add_argument("--plot", metavar="FILE.png", help="draw the leaderboard")
     p.add_argument("--quiet", action="store_true", help="no line per game")
     _add_model_arguments(p)

@@ -683,7 +683,8 @@ def cmd_league(args: argparse.Namespace) -> int:
     with model_endpoint(args, args.env, llm_teams) as (llm, where):
         board = league(args.env, policies, games=args.games, seed=args.seed, out=args.out,
                        resume=args.resume, env_kwargs=env_kwargs, progress=not args.quiet,
-                       llm=llm, messages=not args.no_messages)  # fmt: skip
+                       played=args.played or (), llm=llm,
+                       messages=not args.no_messages)  # fmt: skip
     print(f"\n{args.env}: league of {len(policies)} policies, {args.games} games, seed {args.seed}")
     print(board.table())
     if where:

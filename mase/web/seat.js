@@ -62,6 +62,7 @@
     clear(box);
     var scene = state.scene || {};
     var options = { secrets: false, step: state.seq, frame: { round: state.turn.round }, el: el };
+    box.hidden = false;
     if (Object.keys(scene).length && typeof window.MASE_DRAW === "function") {
       window.MASE_DRAW(scene, box, options);
     } else if (Object.keys(scene).length) {
@@ -78,16 +79,16 @@
     var messages = $("messages");
     clear(list);
     clear(messages);
-    state.events.forEach(function (e) {
+    state.events.slice().reverse().forEach(function (e) {  // newest first
       if (e.kind === "message") {
         var to = e.audience.filter(function (a) { return a !== e.actor; });
         messages.appendChild(el("div", { "class": "msg" }, [el("b", {}, [e.actor + (to.length ? " \u2192 " + to.join(", ") : "")]), ": ", e.note || ""]));
         return;
       }
-      list.appendChild(el("li", { "class": "event" }, ["round " + e.round + ": " + e.kind + (e.actor ? " by " + e.actor : "") + (e.note ? ": " + e.note : "")]));
+      var facts = (e.facts || []).map(function (pair) { return pair[0].join(" ") + " = " + (typeof pair[1] === "string" ? pair[1] : JSON.stringify(pair[1])); }).join("; ");
+      list.appendChild(el("li", { "class": "event" }, ["round " + e.round + ": " + e.kind + (e.actor ? " by " + e.actor : "") + (e.note ? ": " + e.note : ""), facts ? el("div", { "class": "note" }, [facts]) : null]));
     });
     if (!messages.firstChild) { messages.appendChild(el("p", { "class": "note" }, ["none yet"])); }
-    list.scrollTop = list.scrollHeight;
   }
 
   function drawClock() {
@@ -120,6 +121,7 @@
     turn.setAttribute("data-you", String(Boolean(state.turn && state.turn.you && !state.over)));
     if (state.text !== undefined) {
       $("obs").textContent = state.text;
+      $("rules").textContent = state.rules || "";
       drawScene();
       drawEvents();
       drawMoves();
