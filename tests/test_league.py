@@ -144,8 +144,8 @@ def _web_games(out, env_id, team, episodes, env_kwargs=None):
 
 
 def test_games_played_at_the_web_table_join_the_league_and_rate_the_person(tmp_path):
-    played = _web_games(tmp_path / "web", "mase/SearchRescue-v0",
-                        {"alpha": "human", "bravo": "scripted", "charlie": "scripted"}, 2)  # fmt: skip
+    team = {"alpha": "human", "bravo": "scripted", "charlie": "scripted"}
+    played = _web_games(tmp_path / "web", "mase/SearchRescue-v0", team, 2)
     board = league("mase/SearchRescue-v0", ["scripted", "random"], games=2, seed=0,
                    out=tmp_path / "league", played=[played])  # fmt: skip
     person = next(s for s in board.standings if s.policy == "human")
