@@ -288,7 +288,8 @@ class WebGame:
             team[seat] = PersonSeat(self, seat, self.time_limit, fallback)
         return team
 
-    def _wrap(self, env: Any) -> Any:
+    def broadcast(self, env: Any) -> Any:
+        """``env`` in the wrapper that brings the pages up to date after every step."""
         return _Broadcast(env, self)
 
     def _play(self) -> None:
@@ -306,7 +307,7 @@ class WebGame:
                 messages=self.messages,
                 llm=self.llm,
                 record=True,
-                wrappers=[self._wrap, *self.wrappers],
+                wrappers=[self.broadcast, *self.wrappers],
                 stop_after_failures=0,
                 label=self.label,
             )
