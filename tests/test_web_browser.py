@@ -204,3 +204,22 @@ def test_five_browsers_play_whole_avalon_games_and_no_page_gets_another_seats_se
     assert scanned >= 2 * 5 * 5
     (_, _, frames_a, _), (_, _, frames_b, _) = runs
     assert same_until_seen(frames_a[blind], frames_b[blind]) >= 5  # 6: then its events differ
+
+
+BUILT_IN = sorted(i for package in mase.tasks.packages() for i in package.envs)
+
+
+@pytest.mark.parametrize("env_id", BUILT_IN)
+def test_a_person_plays_a_whole_game_of_every_built_in_task_in_chromium(env_id, browsers, tmp_path):
+    seats = list(mase.make(env_id).possible_agents)
+    team = {s: "random" for s in seats} | {seats[0]: "human"}
+    game = WebGame(env_id, team, out=tmp_path)
+    with WebServer([game]) as server:
+        driver = browsers()
+        person = Person(driver, server.links()[seats[0]])
+        play_together([person], every=lambda k: k == 3 and screenshot(driver, tmp_path / "3.png"))
+        page = person.look()
+    assert page["finished"] and page["errors"] == [] and not game.error, env_id
+    assert person.moves >= 1
+    (record,) = read_records(tmp_path / "episodes.jsonl")
+    assert any(t["agent"] == seats[0] for t in record["turns"])

@@ -81,7 +81,8 @@ return {seq: document.body.getAttribute('data-seq'),
         speech: document.getElementById('reply-label').textContent === 'Your words',
         moves: Array.from(document.querySelectorAll('#moves button'))
                     .map(b => b.getAttribute('data-move')),
-        errors: window.MASE_ERRORS || [], closed: s.closed === undefined ? null : s.closed};
+        errors: window.MASE_ERRORS || [], closed: s.closed === undefined ? null : s.closed,
+        refusals: (s.notices || []).filter(n => n[0] === 'refused').length};
 """
 
 
@@ -104,6 +105,8 @@ class Person:
         self.driver, self.link, self.words = driver, link, words
         self.answered: str | None = None
         self.moves = 0
+        self.refusals = 0  # refusals the page showed so far
+        self.tries = 0  # moves refused on the state now
         driver.get(link)
 
     def look(self) -> dict:
@@ -114,8 +117,11 @@ class Person:
         from selenium.webdriver.common.by import By
 
         page = self.look()
-        if page["finished"] or not page["you"] or page["seq"] == self.answered:
+        retry = page["seq"] == self.answered and page["refusals"] > self.refusals
+        if page["finished"] or not page["you"] or (page["seq"] == self.answered and not retry):
             return False
+        self.refusals = page["refusals"]
+        self.tries = self.tries + 1 if retry else 0
         if page["speech"]:
             box = self.driver.find_element(By.ID, "reply")
             box.send_keys(self.words)
@@ -124,7 +130,7 @@ class Person:
             if not page["moves"]:
                 return False
             buttons = self.driver.find_elements(By.CSS_SELECTOR, "#moves button")
-            buttons[int(page["seq"]) % len(buttons)].click()
+            buttons[(int(page["seq"]) + self.tries) % len(buttons)].click()
         self.answered = page["seq"]
         self.moves += 1
         return True
