@@ -25,7 +25,7 @@ from web_clients import (
     same_until_seen,
     socket_url,
 )
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 import mase
@@ -279,3 +279,18 @@ def test_every_task_is_played_to_its_end_from_a_web_seat(env_id):
     assert states[-1]["over"], env_id
     assert any(s["turn"]["you"] for s in states), env_id
     assert not game.error, game.error
+
+
+def test_a_name_rebound_to_loopback_reaches_no_seat():
+    """A page elsewhere whose name resolves to 127.0.0.1 (DNS rebinding) sends its own Host."""
+    game = WebGame(SR, {"alpha": "human", "bravo": "random", "charlie": "random"})
+    with WebServer([game]) as server:
+        link = server.links()["alpha"]
+        request = urllib.request.Request(link, headers={"Host": "attacker.example"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request)
+        assert refused.value.code == 400
+        assert urllib.request.urlopen(link).status == 200
+        with pytest.raises(InvalidStatus) as handshake:  # the websocket too
+            connect(socket_url(link), additional_headers={"Host": "attacker.example"})
+        assert handshake.value.response.status_code == 400

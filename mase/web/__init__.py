@@ -81,8 +81,10 @@ class WebServer:
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._socket.bind((self.host, self.port))
         self.port = self._socket.getsockname()[1]
+        # on loopback, only this machine's names for itself (a rebound name is refused)
+        hosts = None if not is_loopback(self.host) else [*LOOPBACK, "[::1]"]
         config = uvicorn.Config(
-            web_app(self.games),
+            web_app(self.games, hosts=hosts),
             log_level="warning",
             access_log=False,  # a seat's link is its key: never written to a log
             lifespan="off",

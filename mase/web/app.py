@@ -23,6 +23,8 @@ import json
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -79,8 +81,15 @@ def _token_ok(token: str) -> bool:
     return 0 < len(token) <= 200 and token.isascii()
 
 
-def web_app(games: list[WebGame], title: str = "MASE") -> Starlette:
-    """The ASGI app serving ``games`` (each already built; :meth:`WebGame.start` starts one)."""
+def web_app(games: list[WebGame], title: str = "MASE", hosts: list[str] | None = None) -> Starlette:
+    """The ASGI app serving ``games`` (each already built; :meth:`WebGame.start` starts one).
+
+    Args:
+        games: the tables.
+        title: the pages' title.
+        hosts: the ``Host`` headers answered (others get ``400``: a page elsewhere that
+            rebinds its name to this machine's loopback reaches nothing); ``None``: any.
+    """
     tables = _Tables(games)
 
     async def page(request: Any) -> Response:
@@ -124,7 +133,8 @@ def web_app(games: list[WebGame], title: str = "MASE") -> Starlette:
             tables.open.pop(where, None)
 
     routes = [Route("/seat/{token}", page), WebSocketRoute("/ws/{token}", socket)]
-    return Starlette(routes=routes)
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=hosts)] if hosts else []
+    return Starlette(routes=routes, middleware=middleware)
 
 
 async def _send_all(websocket: WebSocket, outbox: asyncio.Queue) -> None:
