@@ -12,7 +12,7 @@ own replay drawing, and answers to what it sent.
 
     from mase.web import WebGame, WebServer
 
-    game = WebGame("mase/SearchRescue-v0", {"alpha": "human", "bravo": "mappo", "charlie": "cbs"})
+    game = WebGame(task_id, {"alpha": "human", "bravo": "scripted", "charlie": "llm"}, llm=config)
     with WebServer([game]) as server:
         print(server.links())        # {"alpha": "http://127.0.0.1:PORT/seat/TOKEN"}
         game.finished.wait()

@@ -21,8 +21,8 @@ field          what it holds
 ``over``       whether the seat's episode has ended; then ``reward``, the seat's own return
 =============  ===============================================================================
 
-Who else is to move is not in the state: in a phase whose movers are a secret (the assassin's
-shot, say) naming them would tell. ``tests/test_noninterference.py`` compares this state after
+Who else is to move is not in the state: in a phase whose movers are a secret (a move only a
+hidden role makes, say) naming them would tell. ``tests/test_noninterference.py`` compares this state after
 every move between twin episodes of every task, as it compares observations, so a task or
 wrapper that would leak through it fails the task contract.
 """
