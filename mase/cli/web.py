@@ -110,5 +110,7 @@ def _wait(game: Any, close_after: float | None) -> None:
                 time.sleep(3600)
         time.sleep(close_after)
     except KeyboardInterrupt:
-        left = "" if game.finished.is_set() else " (the unfinished game is played again with --resume)"
+        left = (
+            "" if game.finished.is_set() else " (the unfinished game is played again with --resume)"
+        )
         print(f"\nstopped{left}")

@@ -22,9 +22,9 @@ field          what it holds
 =============  ===============================================================================
 
 Who else is to move is not in the state: in a phase whose movers are a secret (a move only a
-hidden role makes, say) naming them would tell. ``tests/test_noninterference.py`` compares this state after
-every move between twin episodes of every task, as it compares observations, so a task or
-wrapper that would leak through it fails the task contract.
+hidden role makes, say) naming them would tell. ``tests/test_noninterference.py`` compares this
+state after every move between twin episodes of every task, as it compares observations, so a
+task or wrapper that would leak through it fails the task contract.
 """
 
 from __future__ import annotations
