@@ -83,8 +83,7 @@ def test_a_closed_tab_reopens_where_the_game_is(browsers):
             person.act()
         before = person.my_turn()["seq"], driver.find_element("id", "obs").text
         driver.get("about:blank")  # the tab is closed: its socket goes
-        person = Person(driver, link)  # and opened again from its link
-        wait_for(lambda: person.look()["seq"] not in (None, "-1"), what="the rejoined page")
+        person = Person(driver, link)  # and opened again from its link (its first state drawn)
         assert (person.look()["seq"], driver.find_element("id", "obs").text) == before
         play_together([person])
     assert game.finished.is_set() and not game.error

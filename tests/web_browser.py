@@ -108,6 +108,8 @@ class Person:
         self.refusals = 0  # refusals the page showed so far
         self.tries = 0  # moves refused on the state now
         driver.get(link)
+        # the page has drawn its first state (under load, that can come well after "load")
+        wait_for(lambda: self.look()["seq"] not in (None, "-1"), 120, "the page's first state")
 
     def look(self) -> dict:
         return self.driver.execute_script(_PAGE)
@@ -167,7 +169,12 @@ def play_together(people: list[Person], timeout: float = 600, every=None) -> Non
 
 
 def screenshot(driver, path) -> str:
-    """A PNG of the page as the person sees it."""
+    """A PNG of the page as the person sees it (tried again once if Chrome's capture times out)."""
+    from selenium.common.exceptions import TimeoutException
+
     os.makedirs(os.path.dirname(str(path)) or ".", exist_ok=True)
-    driver.save_screenshot(str(path))
+    try:
+        driver.save_screenshot(str(path))
+    except TimeoutException:
+        driver.save_screenshot(str(path))
     return str(path)
