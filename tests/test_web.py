@@ -104,11 +104,7 @@ def test_hostile_frames_get_a_refusal_and_the_seat_plays_on(tmp_path):
             with pytest.raises(urllib.error.HTTPError) as missing:
                 urllib.request.urlopen(link.rsplit("/", 1)[0] + "/" + bad)
             assert missing.value.code == 404
-            stranger = SeatClient.__new__(SeatClient)
-            stranger.socket, stranger.received = (
-                connect(socket_url(link[: link.rfind("/") + 1] + bad)),
-                [],
-            )
+            stranger = SeatClient(link[: link.rfind("/") + 1] + bad)
             assert closed_code(stranger) == CLOSE_UNKNOWN
         first, second = SeatClient(link), SeatClient(link)
         first.next()
@@ -292,5 +288,6 @@ def test_a_name_rebound_to_loopback_reaches_no_seat():
         assert refused.value.code == 400
         assert urllib.request.urlopen(link).status == 200
         with pytest.raises(InvalidStatus) as handshake:  # the websocket too
-            connect(socket_url(link), additional_headers={"Host": "attacker.example"})
+            with connect(socket_url(link), additional_headers={"Host": "attacker.example"}):
+                pass
         assert handshake.value.response.status_code == 400

@@ -23,7 +23,8 @@ class SeatClient:
     """A page's connection, as the page's script uses it: every message kept, in order."""
 
     def __init__(self, link: str):
-        self.socket = connect(socket_url(link), max_size=None)
+        self._connection = connect(socket_url(link), max_size=None)
+        self.socket = self._connection.__enter__()  # closed by close(), or by the server
         self.received: list[str] = []  # every frame the server sent, as sent
         self.state: dict | None = None
         self.answered: int | None = None  # the seq of the state last moved on
@@ -64,7 +65,7 @@ class SeatClient:
                 return message
 
     def close(self) -> None:
-        self.socket.close()
+        self._connection.__exit__(None, None, None)
 
 
 def first_legal(state: dict) -> str:
