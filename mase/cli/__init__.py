@@ -250,7 +250,9 @@ def _add_play_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--team", default="scripted", help="policies for the other seats; " + _team_help()
     )
-    p.add_argument("--seed", type=int, default=None, help="episode seed (default: random)")
+    p.add_argument(
+        "--seed", type=int, default=None, help="episode seed (default: random; with --web, 0)"
+    )
     _add_web_arguments(p)
     p.set_defaults(func=cmd_play)
 

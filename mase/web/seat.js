@@ -53,7 +53,7 @@
       });
     }
     var speaking = turn.you && turn.speech;
-    $("reply-label").textContent = speaking ? "Your words" : turn.messages ? "Message to your team (goes with your next move), or type a move and Send" : "Type a move and Send";
+    $("reply-label").textContent = state.over ? "The game is over." : speaking ? "Your words" : turn.messages ? "Message to your team (goes with your next move), or type a move and Send" : "Type a move and Send";
     $("send").disabled = state.over || !turn.you;
   }
 
@@ -115,7 +115,8 @@
     } else if (state.waiting) {
       turn.textContent = "Waiting for the game to start";
     } else {
-      turn.textContent = (state.turn.you ? "Your turn" : "Waiting for the other seats") + (state.turn.phase ? " (" + state.turn.phase + ")" : "");
+      var phase = state.turn.phase && state.turn.phase !== "turn" ? " (" + state.turn.phase + ")" : "";
+      turn.textContent = (state.turn.you ? "Your turn" : "Waiting for the other seats") + phase;
     }
     turn.className = state.turn && state.turn.you && !state.over ? "yours" : "";
     turn.setAttribute("data-you", String(Boolean(state.turn && state.turn.you && !state.over)));
