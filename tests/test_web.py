@@ -291,3 +291,24 @@ def test_a_name_rebound_to_loopback_reaches_no_seat():
             with connect(socket_url(link), additional_headers={"Host": "attacker.example"}):
                 pass
         assert handshake.value.response.status_code == 400
+
+
+def test_the_team_of_a_web_game_names_every_seat_and_its_people():
+    import argparse
+
+    from mase.cli.web import web_team
+
+    seats, ask = ["alpha", "bravo", "charlie"], argparse.Namespace
+    given = web_team(ask(team="alpha=human,bravo=mappo,charlie=cbs", seat=None), seats, ())
+    assert given == {"alpha": "human", "bravo": "mappo", "charlie": "cbs"}
+    assert web_team(ask(team="scripted", seat="bravo"), seats, ())["bravo"] == "human"
+    assert web_team(ask(team="scripted", seat=None), seats, ()) == {
+        "alpha": "human",
+        "bravo": "scripted",
+        "charlie": "scripted",
+    }  # no person named: the first seat is one
+    with pytest.raises(SystemExit, match="--seat must be one of"):
+        web_team(ask(team="scripted", seat="zulu"), seats, ())
+    sided = web_team(ask(team="scripted,good=deduction,alpha=human", seat=None), seats,
+                     ("good", "evil"))  # fmt: skip
+    assert sided["alpha"] == "human" and sided["bravo"] == {"good": "deduction", "evil": "scripted"}
