@@ -29,6 +29,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 from mase.agents.base import Policy
 from mase.runner.episode import EpisodeStopped
 from mase.web.state import SeatViews
+from mase.wrappers.recorder import scene_data
 
 __all__ = ["PersonSeat", "WebGame"]
 
@@ -255,8 +256,10 @@ class WebGame:
         for agent, reward in base.rewards.items():  # the returns so far, shown at the end
             self._returns[agent] = self._returns.get(agent, 0.0) + float(reward)
         self._seq += 1
+        scene = scene_data(base)  # one drawing for every seat's page
         for seat in self.seats:
-            message = self._message(seat, self._views.state(env, seat, self._returns))
+            state = self._views.state(env, seat, self._returns, scene)
+            message = self._message(seat, state)
             with self._lock:
                 self.seats[seat].state = message
                 self.seats[seat].busy = False

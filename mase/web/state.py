@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mase.wrappers.recorder import event_dict, frame
+from mase.wrappers.recorder import event_dict, scene_data
 
 __all__ = ["SeatViews"]
 
@@ -50,13 +50,21 @@ class SeatViews:
         """A new episode: every seat's rules and text are read again."""
         self._seen.clear()
 
-    def state(self, env: Any, seat: str, returns: dict[str, float] | None = None) -> dict:
+    def state(
+        self,
+        env: Any,
+        seat: str,
+        returns: dict[str, float] | None = None,
+        scene: dict | None = None,
+    ) -> dict:
         """The state of ``seat``'s page now (see the module docstring); JSON-ready.
 
         Args:
             env: the game's env (a MASE task, possibly wrapped), after ``reset``.
             seat: one of its ``possible_agents``.
             returns: the seats' returns so far, when the caller keeps them (shown at the end).
+            scene: the task's scene now (:func:`mase.wrappers.recorder.scene_data`), when the
+                caller made it once for several seats.
         """
         base = env.unwrapped
         over = not base.agents or not _live(base, seat)
@@ -67,7 +75,7 @@ class SeatViews:
             self._seen[seat] = (rules, base.observe_text(seat))
         rules, text = self._seen[seat]
         speech = bool(to_move and phase is not None and phase.speech)
-        scene = frame(base)["scene"] or {}  # as the replay's frames hold it
+        scene = (scene if scene is not None else scene_data(base)) or {}
         state: dict[str, Any] = {
             "seat": seat,
             "rules": rules,

@@ -53,8 +53,13 @@ def frame(env: TaskEnv, actor: str | None = None, round: int | None = None) -> d
         "actor": actor,
         "events": len(env.event_log),
         "text": env._render(),
-        "scene": _jsonable(env.scene()),
+        "scene": scene_data(env),
     }
+
+
+def scene_data(env: TaskEnv) -> dict[str, Any]:
+    """The task's :meth:`~mase.task.TaskEnv.scene` now, JSON-ready, as frames hold it."""
+    return _jsonable(env.scene())
 
 
 def _jsonable(value: Any) -> Any:
